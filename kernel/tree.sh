@@ -1,0 +1,134 @@
+#!/bin/bash
+# The kernel tree in build/linux and the two patch series kept in the repo.
+#
+#   kernel/tree.sh prepare   extract linux-source-6.1 into build/linux (once),
+#                            then apply patches/ on branch 'core' and
+#                            drivers-nvme/ on branch 'nvme' with git am
+#   kernel/tree.sh export    re-export both series with git format-patch
+#
+# Developers edit and commit in build/linux and export; nobody edits a .patch.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=$top/build/linux
+tarball=/usr/src/linux-source-6.1.tar.xz
+pinned=$(sed -n 's/^linux-source-6.1 //p' "$top/kernel/PINNED")
+stamp=$tree/.git/uringcmd-applied
+ident=(-c user.name='uringcmd developers' -c user.email='uringcmd@invalid')
+
+die() { printf 'kernel/tree.sh: %s\n' "$*" >&2; exit 1; }
+g() { git -C "$tree" "${ident[@]}" "$@"; }
+
+series_files() { # dir: the patches its series lists, in order
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1/series" | while IFS= read -r p; do
+		[ -f "$1/$p" ] || die "$1/series lists $p, which does not exist"
+		printf '%s\n' "$1/$p"
+	done
+}
+
+want_stamp() {
+	cat "$top/patches/series" "$top/drivers-nvme/series" \
+		$(series_files "$top/patches") $(series_files "$top/drivers-nvme") |
+		sha256sum | cut -d' ' -f1
+}
+
+check_pinned() {
+	local have
+	have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null) ||
+		die "linux-source-6.1 is not installed (run 'make deps')"
+	[ "$have" = "$pinned" ] ||
+		die "linux-source-6.1 is $have, the series is pinned to $pinned (kernel/PINNED)"
+	[ -f "$tarball" ] || die "$tarball is missing"
+}
+
+extract() {
+	check_pinned
+	rm -rf "$tree" "$tree.tmp"
+	mkdir -p "$tree.tmp"
+	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1
+	git -C "$tree.tmp" init -q -b uringcmd-base
+	# Debian's top-level .gitignore ignores every top-level entry: add all.
+	git -C "$tree.tmp" add -f -A .
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+		git -C "$tree.tmp" "${ident[@]}" commit -q \
+		-m "linux-source-6.1 $pinned (pristine)"
+	git -C "$tree.tmp" tag base
+	mv "$tree.tmp" "$tree"
+}
+
+# The cover letter's subject and body, as a branch description for export.
+cover_description() { # cover-letter.patch
+	[ -f "$1" ] || return 0
+	awk '
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); print; print ""; hdr = 1; next }
+		hdr && /^$/ && !body { body = 1; next }
+		body && /^[^ ].* \([0-9]+\):$/ { exit }
+		body { print }
+	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+apply() { # branch dir
+	local p
+	g checkout -q -B "$1"
+	for p in $(series_files "$2"); do
+		g am -q --3way --keep-cr "$p" ||
+			{ g am --abort 2>/dev/null; die "$p does not apply"; }
+	done
+	g config "branch.$1.description" "$(cover_description "$2/0000-cover-letter.patch")"
+}
+
+prepare() {
+	local want applied head
+	[ -d "$tree/.git" ] && g rev-parse -q --verify refs/tags/base >/dev/null || extract
+	want=$(want_stamp)
+	applied=$(cat "$stamp" 2>/dev/null || true)
+	head=$(g rev-parse HEAD)
+	[ "$applied" = "$want $head" ] && return 0
+	if [ -n "$applied" ] && [ "${applied#* }" != "$head" ] && [ -z "${REAPPLY:-}" ]; then
+		die "build/linux has commits that are not exported: run 'make export-patches', or 'make kernel REAPPLY=1' to drop them"
+	fi
+	[ -z "$(g status --porcelain -uno)" ] ||
+		die "build/linux has uncommitted changes: commit them or 'git -C build/linux checkout .'"
+	g checkout -q --detach base
+	apply core "$top/patches"
+	apply nvme "$top/drivers-nvme"
+	printf '%s %s\n' "$want" "$(g rev-parse HEAD)" >"$stamp"
+}
+
+export_series() { # from to dir
+	local date name email n
+	rm -f "$3"/*.patch
+	n=$(g rev-list --count "$1..$2")
+	if [ "$n" -gt 0 ]; then
+		date=$(g log -1 --format=%aD "$2")
+		name=$(g log -1 --format=%an "$2")
+		email=$(g log -1 --format=%ae "$2")
+		GIT_COMMITTER_DATE=$date GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
+			git -C "$tree" format-patch -q --zero-commit --no-signature \
+			--cover-letter --cover-from-description=subject \
+			-o "$3" "$1..$2"
+	fi
+	{
+		printf '# Applied in this order with git am (kernel/tree.sh prepare).\n'
+		for p in "$3"/[0-9][0-9][0-9][0-9]-*.patch; do
+			case $p in */0000-cover-letter.patch|*"/[0-9]"*) ;; *) basename "$p" ;; esac
+		done
+	} >"$3/series"
+}
+
+export_patches() {
+	[ -d "$tree/.git" ] || die "no build/linux: run 'make kernel' first"
+	g rev-parse -q --verify refs/heads/core >/dev/null || die "no branch 'core' in build/linux"
+	[ "$(g rev-parse --abbrev-ref HEAD)" = nvme ] ||
+		die "check out branch 'nvme' in build/linux (core series below it) before exporting"
+	g merge-base --is-ancestor core nvme || die "branch 'nvme' is not on top of 'core'"
+	export_series base core "$top/patches"
+	export_series core nvme "$top/drivers-nvme"
+	printf '%s %s\n' "$(want_stamp)" "$(g rev-parse HEAD)" >"$stamp"
+}
+
+case ${1:-} in
+prepare) prepare ;;
+export) export_patches ;;
+*) die "usage: kernel/tree.sh prepare|export" ;;
+esac

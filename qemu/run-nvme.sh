@@ -1,0 +1,178 @@
+#!/bin/bash
+# Boot a guest kernel in QEMU with an emulated NVMe controller, on the host's
+# root filesystem shared read-only over 9p, run one command in it and return
+# that command's exit status and output.
+set -eu
+
+usage() {
+	cat <<'USAGE'
+usage: qemu/run-nvme.sh [options] [--] COMMAND [ARG...]
+
+Runs COMMAND as root in a fresh guest; its output is this script's output and
+its exit status this script's status. The checkout is mounted at the same path
+in the guest and is the working directory.
+
+  -k, --kernel PATH     bzImage to boot (default: build/obj/arch/x86/boot/bzImage)
+  -n, --namespaces N    namespaces on the controller (default 1)
+      --size MB         size of each namespace (default 256)
+      --null            back namespaces with null-co (read-zeroes) instead of
+                        image files under build/nvme/
+      --subsys          two controllers in one nvme-subsys sharing namespace 1
+                        (multipath: /dev/nvme0n1 becomes the head node)
+      --mdts N          controller MDTS, as a power of two of 4 KiB (QEMU: 7)
+      --queues N        I/O queue pairs (max_ioqpairs)
+      --qmp PATH        QMP socket at PATH, for fault injection (device_del)
+      --timeout SECS    kill a guest still running after SECS (default 900)
+      --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
+      --mem MB          guest memory (default 2048)
+      --cpus N          guest CPUs (default 2)
+      --results DIR     writable share, /run/results in the guest (default: a
+                        new folder under build/results/)
+      --append ARGS     more kernel command line
+  -h, --help            this text
+
+Exit status: COMMAND's; 124 if the guest timed out; 125 on a usage or setup
+error; 126 if the guest died without reporting a status (panic, crash).
+USAGE
+}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$top/build/obj/arch/x86/boot/bzImage
+namespaces=1 size=256 null=0 subsys=0 mdts= queues= qmp= timeout=900
+accel=tcg mem=2048 cpus=2 results= append=
+
+die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k|--kernel) kernel=$2; shift ;;
+	-n|--namespaces) namespaces=$2; shift ;;
+	--size) size=$2; shift ;;
+	--null) null=1 ;;
+	--subsys) subsys=1 ;;
+	--mdts) mdts=$2; shift ;;
+	--queues) queues=$2; shift ;;
+	--qmp) qmp=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--kvm) accel=kvm ;;
+	--mem) mem=$2; shift ;;
+	--cpus) cpus=$2; shift ;;
+	--results) results=$2; shift ;;
+	--append) append=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) usage >&2; die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || { usage >&2; die "no command given"; }
+
+check_setup() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 not found (run 'make deps')"
+	[ -f "$kernel" ] && [ -r "$kernel" ] ||
+		die "no kernel at $kernel (run 'make kernel')"
+	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
+		die "$kernel is not an x86 bzImage"
+	if [ "$accel" = kvm ] && [ ! -w /dev/kvm ]; then
+		die "--kvm given but /dev/kvm is not usable"
+	fi
+	for n in "$namespaces" "$size" "$timeout" "$mem" "$cpus" ${mdts:+"$mdts"} ${queues:+"$queues"}; do
+		case $n in
+		''|*[!0-9]*) die "'$n' is not a number" ;;
+		esac
+	done
+	[ "$namespaces" -ge 1 ] || die "need at least one namespace"
+}
+
+# Namespaces: sparse images under build/nvme/, or null-co.
+nvme_args() {
+	local ctrl=nvme0 i dev=nvme
+	local extra=${mdts:+,mdts=$mdts}${queues:+,max_ioqpairs=$queues}
+
+	if [ "$subsys" = 1 ]; then
+		qargs+=(-device nvme-subsys,id=subsys0,nqn=uringcmd-subsys)
+		qargs+=(-device "$dev,id=nvme0,serial=uringcmd0,subsys=subsys0$extra")
+		qargs+=(-device "$dev,id=nvme1,serial=uringcmd1,subsys=subsys0$extra")
+	else
+		qargs+=(-device "$dev,id=nvme0,serial=uringcmd0$extra")
+	fi
+	mkdir -p "$top/build/nvme"
+	for i in $(seq 1 "$namespaces"); do
+		if [ "$null" = 1 ]; then
+			qargs+=(-blockdev "driver=null-co,node-name=ns$i,size=$((size << 20)),read-zeroes=on")
+		else
+			local img=$top/build/nvme/ns$i.img
+			truncate -s "${size}M" "$img"
+			qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off")
+			qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
+		fi
+		if [ "$subsys" = 1 ] && [ "$i" = 1 ]; then
+			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl,shared=on")
+		else
+			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl")
+		fi
+	done
+}
+
+share() { # tag path [readonly]
+	qargs+=(-fsdev "local,id=$1,path=$2,security_model=none,multidevs=remap${3:+,readonly=on}")
+	qargs+=(-device "virtio-9p-pci,fsdev=$1,mount_tag=$1")
+}
+
+write_command() {
+	local cwd=$top
+	case $PWD/ in "$top"/*) cwd=$PWD ;; esac
+	{
+		printf 'cd %q || exit 125\n' "$cwd"
+		printf 'export UC_RESULTS=/run/results\n'
+		printf 'exec'
+		printf ' %q' "$@"
+		printf '\n'
+	} >"$results/cmd.sh"
+}
+
+check_setup
+if [ -z "$results" ]; then
+	mkdir -p "$top/build/results"
+	results=$(mktemp -d "$top/build/results/run.XXXXXX")
+fi
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+rm -f "$results/rc" "$results/console.log"
+write_command "$@"
+
+qargs=(-machine q35 -m "$mem" -smp "$cpus" -nodefaults -no-user-config
+	-display none -no-reboot -monitor none)
+if [ "$accel" = kvm ]; then
+	qargs+=(-accel kvm -cpu host)
+else
+	qargs+=(-accel tcg,thread=multi -cpu max)
+fi
+qargs+=(-kernel "$kernel")
+# ttyS0: kernel console, to a file; ttyS1: the command's output, to stdout.
+qargs+=(-serial "file:$results/console.log" -chardev stdio,id=out,signal=off -serial chardev:out)
+qargs+=(-device virtio-rng-pci)
+[ -n "$qmp" ] && qargs+=(-qmp "unix:$qmp,server=on,wait=off")
+share root / ro
+share checkout "$top" ro
+share results "$results"
+nvme_args
+qargs+=(-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000 ro init=$top/qemu/guest-init.sh panic=-1 loglevel=4 uringcmd.top=$top $append")
+
+status=0
+timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+if [ -f "$results/rc" ]; then
+	exit "$(cat "$results/rc")"
+fi
+if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+	printf 'run-nvme.sh: guest timed out after %ss and was killed; console: %s\n' \
+		"$timeout" "$results/console.log" >&2
+	tail -n 30 "$results/console.log" >&2 || true
+	exit 124
+fi
+printf 'run-nvme.sh: guest died without an exit status (qemu status %s); console: %s\n' \
+	"$status" "$results/console.log" >&2
+tail -n 30 "$results/console.log" >&2 || true
+exit 126
