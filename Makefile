@@ -6,13 +6,13 @@ TOP       := $(abspath .)
 BUILD     := $(TOP)/build
 DEBUG     ?= 0
 ifeq ($(DEBUG),1)
-KOBJ      := $(BUILD)/obj-debug
+KOBJ      := $(BUILD)/linux/obj-debug
 KCONFIGS  := kernel/guest.config kernel/debug.config
 # KASAN, lockdep and kmemleak under TCG: boots take minutes, commands 10-15x longer
 GUEST_TIMEOUT ?= 3600
 TEST_TIMEOUT  ?= 600
 else
-KOBJ      := $(BUILD)/obj
+KOBJ      := $(BUILD)/linux/obj
 KCONFIGS  := kernel/guest.config
 GUEST_TIMEOUT ?= 1200
 TEST_TIMEOUT  ?= 120
@@ -24,7 +24,7 @@ RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev nvme-cli fio \
-	iproute2 util-linux procps shellcheck
+	iproute2 util-linux procps shellcheck rsync
 
 .PHONY: help deps kernel headers tests demo run check checkpatch \
 	export-patches clean distclean

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: malformed block uring_cmds fail with the documented errors; SQE128 rings give the same answers */
+/*
+ * Usage: block_query_errors [BLOCKDEV]   (or TEST_BLOCK_DEV; default: a new loop device)
+ *
+ *   ioctl code that is not a query          -ENOTTY
+ *   flags != 0                              -EINVAL
+ *   64-bit query without addr               -EINVAL
+ *   addr that cannot be written             -EFAULT
+ *   cmd_op neither BLOCK_URING_CMD_IOCTL nor a driver's   -EOPNOTSUPP
+ *   IORING_SETUP_IOPOLL ring                -EOPNOTSUPP
+ *   regular file, pipe                      -EOPNOTSUPP
+ *   IORING_SETUP_SQE128 ring                same answers as the ioctls
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "t_helpers.h"
+
+/* Not BLOCK_URING_CMD_IOCTL and not an NVMe ('N') command. */
+#define UNKNOWN_CMD_OP	_IO(0x12, 0xff)
+
+static void expect_res(const char *what, int res, int want)
+{
+	if (res != want)
+		t_error("%s: res %s, expected %s", what, t_res_str(res),
+			t_res_str(want));
+	else
+		t_info("%s: %s", what, t_res_str(res));
+}
+
+static void expect_query(struct io_uring *ring, int fd, const char *what,
+			 __u32 ioctl_cmd, __u32 flags, __u64 addr, int want)
+{
+	int res;
+
+	if (!t_block_query(ring, fd, ioctl_cmd, flags, addr, 0, &res))
+		expect_res(what, res, want);
+}
+
+static void expect_cmd(struct io_uring *ring, int fd, const char *what,
+		       __u32 cmd_op, int want)
+{
+	struct block_uring_cmd bc = { .ioctl_cmd = BLKSSZGET };
+	struct io_uring_sqe *sqe = t_get_sqe(ring);
+	struct t_cqe c;
+	int ret;
+
+	t_prep_uring_cmd(ring, sqe, fd, cmd_op, &bc, sizeof(bc));
+	ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
+	if (ret)
+		t_error("%s: no completion: %s", what, t_res_str(ret));
+	else
+		expect_res(what, c.res, want);
+}
+
+static void check_bad_input(struct io_uring *ring, int fd)
+{
+	static const __u32 not_queries[] = {
+		BLKFLSBUF, BLKRRPART, BLKRASET, BLKBSZSET, BLKDISCARD, 0,
+		0xffffffffu, BLOCK_URING_CMD_IOCTL,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	char what[96];
+	void *ro_page, *gone_page;
+	size_t i;
+
+	for (i = 0; i < sizeof(not_queries) / sizeof(not_queries[0]); i++) {
+		snprintf(what, sizeof(what), "ioctl_cmd %#x (not a query)",
+			 not_queries[i]);
+		expect_query(ring, fd, what, not_queries[i], 0, 0, -ENOTTY);
+	}
+
+	expect_query(ring, fd, "BLKSSZGET flags=1", BLKSSZGET, 1, 0, -EINVAL);
+	expect_query(ring, fd, "BLKSSZGET flags=1<<31", BLKSSZGET, 1u << 31, 0,
+		     -EINVAL);
+	expect_query(ring, fd, "BLKGETSIZE64 flags=1", BLKGETSIZE64, 1, 0,
+		     -EINVAL);
+	expect_query(ring, fd, "not a query, flags=1", BLKFLSBUF, 1, 0,
+		     -EINVAL);
+
+	for (i = 0; i < t_nr_queries; i++) {
+		if (!t_queries[i].wide)
+			continue;
+		snprintf(what, sizeof(what), "%s without addr",
+			 t_queries[i].name);
+		expect_query(ring, fd, what, t_queries[i].cmd, 0, 0, -EINVAL);
+	}
+
+	ro_page = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	gone_page = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro_page == MAP_FAILED || gone_page == MAP_FAILED)
+		t_die("mmap: %m");
+	munmap(gone_page, page);
+
+	{
+		const struct { const char *name; __u64 addr; } bad[] = {
+			{ "addr 1", 1 },
+			{ "unmapped page", (__u64)(uintptr_t)gone_page },
+			{ "read-only page", (__u64)(uintptr_t)ro_page },
+			{ "kernel address", 0xffff888000000000ULL },
+			{ "non-canonical address", 0x8000000000000000ULL },
+		};
+		const __u32 cmds[] = { BLKSSZGET, BLKGETSIZE64, BLKGETDISKSEQ };
+		size_t j;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			for (j = 0; j < sizeof(cmds) / sizeof(cmds[0]); j++) {
+				snprintf(what, sizeof(what), "%s addr=%s",
+					 t_query_find(cmds[j])->name, bad[i].name);
+				expect_query(ring, fd, what, cmds[j], 0,
+					     bad[i].addr, -EFAULT);
+			}
+		}
+	}
+	munmap(ro_page, page);
+
+	expect_cmd(ring, fd, "cmd_op _IO(0x12, 0xff)", UNKNOWN_CMD_OP,
+		   -EOPNOTSUPP);
+	expect_cmd(ring, fd, "cmd_op 0xffffffff", 0xffffffffu, -EOPNOTSUPP);
+}
+
+static void check_iopoll(int fd)
+{
+	struct io_uring ring;
+	int ret, res;
+
+	ret = t_ring_init(&ring, 4, IORING_SETUP_IOPOLL);
+	if (ret) {
+		t_error("io_uring_queue_init(IORING_SETUP_IOPOLL): %s",
+			t_errname(ret));
+		return;
+	}
+	if (!t_block_query(&ring, fd, BLKSSZGET, 0, 0, 0, &res))
+		expect_res("IOPOLL ring BLKSSZGET", res, -EOPNOTSUPP);
+	io_uring_queue_exit(&ring);
+}
+
+static void check_other_files(struct io_uring *ring)
+{
+	char path[] = "/tmp/uringcmd-regular-XXXXXX";
+	int fd, pfd[2];
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		t_die("mkstemp: %m");
+	unlink(path);
+	if (write(fd, "x", 1) != 1)
+		t_die("write: %m");
+	expect_query(ring, fd, "regular file BLOCK_URING_CMD_IOCTL", BLKSSZGET,
+		     0, 0, -EOPNOTSUPP);
+	expect_cmd(ring, fd, "regular file cmd_op 0", 0, -EOPNOTSUPP);
+	close(fd);
+
+	if (pipe(pfd))
+		t_die("pipe: %m");
+	expect_query(ring, pfd[0], "pipe read end BLOCK_URING_CMD_IOCTL",
+		     BLKSSZGET, 0, 0, -EOPNOTSUPP);
+	expect_query(ring, pfd[1], "pipe write end BLOCK_URING_CMD_IOCTL",
+		     BLKSSZGET, 0, 0, -EOPNOTSUPP);
+	expect_cmd(ring, pfd[0], "pipe cmd_op 0", 0, -EOPNOTSUPP);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+static void check_sqe128(int fd)
+{
+	struct io_uring ring;
+	__u64 want, slot;
+	size_t i;
+	int ret, res;
+
+	ret = t_ring_init(&ring, 4, IORING_SETUP_SQE128);
+	if (ret) {
+		t_error("io_uring_queue_init(IORING_SETUP_SQE128): %s",
+			t_errname(ret));
+		return;
+	}
+	for (i = 0; i < t_nr_queries; i++) {
+		const struct t_query *q = &t_queries[i];
+
+		if (t_query_ioctl(fd, q, &want)) {
+			t_error("ioctl %s: %m", q->name);
+			continue;
+		}
+		if (!q->wide &&
+		    !t_block_query(&ring, fd, q->cmd, 0, 0, 0, &res))
+			t_check_query_answer("SQE128 no addr:", q, want, res,
+					     NULL);
+		slot = 0xa5a5a5a5a5a5a5a5ULL;
+		if (!t_block_query(&ring, fd, q->cmd, 0,
+				   (__u64)(uintptr_t)&slot, 0, &res))
+			t_check_query_answer("SQE128 with addr:", q, want, res,
+					     &slot);
+	}
+	if (!t_block_query(&ring, fd, BLKFLSBUF, 0, 0, 0, &res))
+		expect_res("SQE128 unknown ioctl", res, -ENOTTY);
+	io_uring_queue_exit(&ring);
+	t_info("SQE128 ring: %zu queries checked", t_nr_queries);
+}
+
+int main(int argc, char **argv)
+{
+	static struct t_bdev b;
+	struct io_uring ring;
+	int ret;
+
+	t_bdev_open(&b, argc, argv, O_RDONLY);
+	t_info("device %s (%s)", b.path, b.name);
+
+	ret = t_ring_init(&ring, 8, 0);
+	if (ret)
+		t_die("io_uring_queue_init: %s", t_errname(ret));
+
+	check_bad_input(&ring, b.fd);
+	check_iopoll(b.fd);
+	check_other_files(&ring);
+	check_sqe128(b.fd);
+
+	if (!t_cq_empty(&ring))
+		t_error("unexpected extra completion in the CQ ring");
+	io_uring_queue_exit(&ring);
+	t_bdev_close(&b);
+	return t_result();
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: every BLOCK_URING_CMD_IOCTL query answers what the ioctl and sysfs say */
+/*
+ * Usage: block_query_ioctl_sysfs [BLOCKDEV]   (or TEST_BLOCK_DEV; default: a new loop device)
+ *
+ * For each supported query: the uring_cmd answer without addr (narrow
+ * queries), with addr (all queries; *addr poisoned first) and the ioctl
+ * of the same code must agree, and where sysfs exposes the value it must
+ * agree too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/blkzoned.h>
+
+#include "t_helpers.h"
+
+#define POISON	0xa5a5a5a5a5a5a5a5ULL
+
+/* The sysfs view of @q, or false if sysfs has no counterpart. */
+static bool sysfs_expect(const struct t_bdev *b, const struct t_query *q,
+			 __u64 ioctl_val, __u64 *want, char *how, size_t howlen)
+{
+	char zoned[32] = "";
+	__u64 v;
+	int ret;
+
+#define ATTR(a)								\
+	do {								\
+		ret = t_bdev_attr_u64(b, a, &v);			\
+		if (ret) {						\
+			t_error("%s: cannot read sysfs %s: %s", q->name,	\
+				a, t_errname(ret));			\
+			return false;					\
+		}							\
+		snprintf(how, howlen, "sysfs %s", a);			\
+	} while (0)
+
+	switch (q->cmd) {
+	case BLKROGET:
+		ATTR("ro");
+		*want = v;
+		return true;
+	case BLKSSZGET:
+		ATTR("queue/logical_block_size");
+		*want = v;
+		return true;
+	case BLKPBSZGET:
+		ATTR("queue/physical_block_size");
+		*want = v;
+		return true;
+	case BLKIOMIN:
+		ATTR("queue/minimum_io_size");
+		*want = v;
+		return true;
+	case BLKIOOPT:
+		ATTR("queue/optimal_io_size");
+		*want = v;
+		return true;
+	case BLKALIGNOFF:
+		ATTR("alignment_offset");
+		*want = v;
+		return true;
+	case BLKDISCARDZEROES:
+		ATTR("queue/discard_zeroes_data");
+		*want = v;
+		return true;
+	case BLKROTATIONAL:
+		ATTR("queue/rotational");
+		*want = v;
+		return true;
+	case BLKSECTGET:
+		/* max_sectors_kb is max_sectors >> 1: compare in KiB */
+		ATTR("queue/max_sectors_kb");
+		if (v * 2 >= 0xffff) {
+			*want = 0xffff;
+		} else {
+			if ((ioctl_val >> 1) != v) {
+				t_error("BLKSECTGET: ioctl %llu sectors, %s = %llu KiB",
+					(unsigned long long)ioctl_val, how,
+					(unsigned long long)v);
+			}
+			/* the sysfs value cannot tell an odd sector count */
+			*want = ioctl_val;
+			snprintf(how, howlen, "sysfs queue/max_sectors_kb*2 (%llu)",
+				 (unsigned long long)v * 2);
+		}
+		return true;
+	case BLKGETZONESZ:
+	case BLKGETNRZONES:
+		t_bdev_attr_str(b, "queue/zoned", zoned, sizeof(zoned));
+		if (!zoned[0] || !strcmp(zoned, "none")) {
+			*want = 0;
+			snprintf(how, howlen, "sysfs queue/zoned = \"%s\" (0)",
+				 zoned[0] ? zoned : "(missing)");
+			return true;
+		}
+		if (q->cmd == BLKGETZONESZ)
+			ATTR("queue/chunk_sectors");
+		else
+			ATTR("queue/nr_zones");
+		*want = v;
+		return true;
+	case BLKGETSIZE64:
+		ATTR("size");
+		*want = v * 512;
+		return true;
+	case BLKGETSIZE:
+		ATTR("size");
+		*want = v;
+		return true;
+	case BLKGETDISKSEQ:
+		ret = t_bdev_attr_u64(b, "diskseq", &v);
+		if (ret == -ENOENT)
+			return false;
+		ATTR("diskseq");
+		*want = v;
+		return true;
+	case BLKRAGET:
+	case BLKFRAGET:
+		ATTR("queue/read_ahead_kb");
+		*want = v * 2;	/* KiB to 512-byte sectors */
+		return true;
+	default:
+		/* BLKBSZGET: the soft block size has no sysfs file */
+		return false;
+	}
+#undef ATTR
+}
+
+int main(int argc, char **argv)
+{
+	static struct t_bdev b;
+	struct io_uring ring;
+	__u64 ioctl_val, sys_val, slot;
+	char how[128];
+	bool uring_ok;
+	size_t i;
+	int ret, res;
+
+	t_bdev_open(&b, argc, argv, O_RDONLY);
+	t_info("device %s (%s)", b.path, b.name);
+
+	ret = t_ring_init(&ring, 8, 0);
+	if (ret)
+		t_die("io_uring_queue_init: %s", t_errname(ret));
+
+	for (i = 0; i < t_nr_queries; i++) {
+		const struct t_query *q = &t_queries[i];
+
+		ret = t_query_ioctl(b.fd, q, &ioctl_val);
+		if (ret) {
+			t_error("ioctl %s: %s", q->name, t_errname(ret));
+			continue;
+		}
+
+		/* narrow queries: answer in cqe->res without addr */
+		uring_ok = true;
+		if (!q->wide) {
+			if (t_block_query(&ring, b.fd, q->cmd, 0, 0, 0, &res))
+				continue;
+			uring_ok = t_check_query_answer("no addr:", q,
+							ioctl_val, res, NULL);
+		}
+
+		/* every query with addr: all 64 bits of *addr written */
+		slot = POISON;
+		if (t_block_query(&ring, b.fd, q->cmd, 0,
+				  (__u64)(uintptr_t)&slot, 0, &res))
+			continue;
+		uring_ok &= t_check_query_answer("with addr:", q, ioctl_val,
+						 res, &slot);
+
+		if (BLKBSZGET == q->cmd) {
+			__u64 lbs = 0;
+
+			t_bdev_attr_u64(&b, "queue/logical_block_size", &lbs);
+			if (ioctl_val < lbs || ioctl_val > 65536 ||
+			    (ioctl_val & (ioctl_val - 1)))
+				t_error("BLKBSZGET %llu is not a power of two >= logical block size %llu",
+					(unsigned long long)ioctl_val,
+					(unsigned long long)lbs);
+		}
+
+		how[0] = '\0';
+		if (sysfs_expect(&b, q, ioctl_val, &sys_val, how, sizeof(how))) {
+			if (sys_val != ioctl_val)
+				t_error("%s: ioctl/uring_cmd answer %llu, %s gives %llu",
+					q->name, (unsigned long long)ioctl_val,
+					how, (unsigned long long)sys_val);
+			else
+				t_info("%-16s %llu (ioctl%s, %s)", q->name,
+				       (unsigned long long)ioctl_val,
+				       uring_ok ? ", uring_cmd" : "", how);
+		} else {
+			t_info("%-16s %llu (ioctl%s)", q->name,
+			       (unsigned long long)ioctl_val,
+			       uring_ok ? ", uring_cmd" : "");
+		}
+	}
+
+	if (!t_cq_empty(&ring))
+		t_error("unexpected extra completion in the CQ ring");
+	io_uring_queue_exit(&ring);
+	t_bdev_close(&b);
+	return t_result();
+}

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared helpers of the uringcmd in-guest tests; see t_helpers.h. */
+#include "t_helpers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <net/if.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/blkzoned.h>
+#include <linux/magic.h>
+
+extern char **environ;
+
+/* ---- reporting --------------------------------------------------------- */
+
+static unsigned int nr_errors;
+static char first_error[512];
+
+static void vreport(FILE *f, const char *tag, const char *fmt, va_list ap)
+{
+	fprintf(f, "%s: %s", program_invocation_short_name, tag);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void t_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!nr_errors++) {
+		va_start(ap, fmt);
+		vsnprintf(first_error, sizeof(first_error), fmt, ap);
+		va_end(ap);
+	}
+	fflush(stdout);
+	va_start(ap, fmt);
+	vreport(stderr, "error: ", fmt, ap);
+	va_end(ap);
+}
+
+void t_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(stdout, "", fmt, ap);
+	va_end(ap);
+}
+
+void t_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vreport(stderr, "FAIL: ", fmt, ap);
+	va_end(ap);
+	exit(T_EXIT_FAIL);
+}
+
+void t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stderr);
+	va_start(ap, fmt);
+	vreport(stdout, "SKIP: ", fmt, ap);
+	va_end(ap);
+	exit(T_EXIT_SKIP);
+}
+
+unsigned int t_nr_errors(void)
+{
+	return nr_errors;
+}
+
+int t_result(void)
+{
+	if (!nr_errors)
+		return T_EXIT_PASS;
+	fflush(stdout);
+	fprintf(stderr, "%s: FAIL: %u check(s) failed, first: %s\n",
+		program_invocation_short_name, nr_errors, first_error);
+	return T_EXIT_FAIL;
+}
+
+const char *t_env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+unsigned int t_timeout_ms(void)
+{
+	const char *v = getenv("TEST_CQE_TIMEOUT_MS");
+	unsigned long ms = v ? strtoul(v, NULL, 10) : 0;
+
+	return ms ? (unsigned int)ms : 10000;
+}
+
+const char *t_errname(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	s = strerrorname_np(err);
+	return s ? s : "E?";
+}
+
+const char *t_res_str(int res)
+{
+	static char bufs[8][48];
+	static unsigned int next;
+	char *b = bufs[next++ % 8];
+
+	if (res < 0)
+		snprintf(b, sizeof(bufs[0]), "%d (%s)", res, t_errname(res));
+	else
+		snprintf(b, sizeof(bufs[0]), "%d", res);
+	return b;
+}
+
+/* ---- rings and completions --------------------------------------------- */
+
+int t_ring_init(struct io_uring *ring, unsigned int entries, unsigned int flags)
+{
+	return io_uring_queue_init(entries, ring, flags);
+}
+
+struct io_uring_sqe *t_get_sqe(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		t_die("SQ ring full");
+	return sqe;
+}
+
+void t_prep_uring_cmd(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
+		      __u32 cmd_op, const void *payload, size_t len)
+{
+	size_t cmd_size = (ring->flags & IORING_SETUP_SQE128) ? 80 : 16;
+
+	if (len > cmd_size)
+		t_die("uring_cmd payload of %zu bytes exceeds the %zu-byte SQE area",
+		      len, cmd_size);
+	/* zeroes off/__pad1, addr, len, uring_cmd_flags, buf_index, ... */
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = cmd_op;
+	sqe->__pad1 = 0;
+	memset(sqe->cmd, 0, cmd_size);
+	if (len)
+		memcpy(sqe->cmd, payload, len);
+}
+
+void t_prep_block_query(struct io_uring *ring, struct io_uring_sqe *sqe,
+			int fd, __u32 ioctl_cmd, __u32 flags, __u64 addr)
+{
+	struct block_uring_cmd bc = {
+		.ioctl_cmd	= ioctl_cmd,
+		.flags		= flags,
+		.addr		= addr,
+	};
+
+	t_prep_uring_cmd(ring, sqe, fd, BLOCK_URING_CMD_IOCTL, &bc, sizeof(bc));
+}
+
+int t_wait_cqe(struct io_uring *ring, struct t_cqe *out, unsigned int timeout_ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec		= timeout_ms / 1000,
+		.tv_nsec	= (timeout_ms % 1000) * 1000000LL,
+	};
+	struct io_uring_cqe *cqe = NULL;
+	int ret;
+
+	do {
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	} while (ret == -EINTR);
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->user_data = cqe->user_data;
+	out->res = cqe->res;
+	out->flags = cqe->flags;
+	if (ring->flags & IORING_SETUP_CQE32) {
+		out->big[0] = cqe->big_cqe[0];
+		out->big[1] = cqe->big_cqe[1];
+	}
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+int t_submit(struct io_uring *ring, unsigned int nr)
+{
+	int ret = io_uring_submit(ring);
+
+	if (ret < 0)
+		return ret;
+	if ((unsigned int)ret != nr) {
+		t_error("io_uring_submit took %d SQEs, expected %u", ret, nr);
+		return -EIO;
+	}
+	return 0;
+}
+
+int t_submit_wait_one(struct io_uring *ring, struct t_cqe *out,
+		      unsigned int timeout_ms)
+{
+	int ret = t_submit(ring, 1);
+
+	if (ret)
+		return ret;
+	return t_wait_cqe(ring, out, timeout_ms);
+}
+
+bool t_cq_empty(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+
+	return io_uring_peek_cqe(ring, &cqe) != 0;
+}
+
+static int finish_one(struct io_uring *ring, const char *what, int *res)
+{
+	struct t_cqe c;
+	int ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
+
+	if (ret) {
+		t_error("%s: no completion: %s", what, t_res_str(ret));
+		return ret;
+	}
+	*res = c.res;
+	return 0;
+}
+
+int t_block_query(struct io_uring *ring, int fd, __u32 ioctl_cmd, __u32 flags,
+		  __u64 addr, __u8 sqe_flags, int *res)
+{
+	struct io_uring_sqe *sqe = t_get_sqe(ring);
+
+	t_prep_block_query(ring, sqe, fd, ioctl_cmd, flags, addr);
+	sqe->flags = sqe_flags;
+	sqe->user_data = ioctl_cmd;
+	return finish_one(ring, "block query", res);
+}
+
+int t_sock_cmd(struct io_uring *ring, int fd, __u32 op, __u8 sqe_flags,
+	       int *res)
+{
+	struct io_uring_sqe *sqe = t_get_sqe(ring);
+
+	t_prep_uring_cmd(ring, sqe, fd, op, NULL, 0);
+	sqe->flags = sqe_flags;
+	sqe->user_data = op;
+	return finish_one(ring, "socket command", res);
+}
+
+/* ---- block queries ----------------------------------------------------- */
+
+#define Q(c, w, sz, sg) { #c, c, w, sz, sg }
+const struct t_query t_queries[] = {
+	/* narrow: answer in cqe->res (and at addr if given) */
+	Q(BLKROGET,		false, sizeof(int),		true),
+	Q(BLKBSZGET,		false, sizeof(int),		true),
+	Q(BLKSSZGET,		false, sizeof(int),		true),
+	Q(BLKPBSZGET,		false, sizeof(unsigned int),	false),
+	Q(BLKIOMIN,		false, sizeof(unsigned int),	false),
+	Q(BLKIOOPT,		false, sizeof(unsigned int),	false),
+	Q(BLKDISCARDZEROES,	false, sizeof(unsigned int),	false),
+	Q(BLKSECTGET,		false, sizeof(unsigned short),	false),
+	Q(BLKROTATIONAL,	false, sizeof(unsigned short),	false),
+	Q(BLKGETZONESZ,		false, sizeof(__u32),		false),
+	Q(BLKGETNRZONES,	false, sizeof(__u32),		false),
+	/* wide, or negative: answer only at addr, res 0 */
+	Q(BLKALIGNOFF,		true,  sizeof(int),		true),
+	Q(BLKGETSIZE64,		true,  sizeof(__u64),		false),
+	Q(BLKGETSIZE,		true,  sizeof(unsigned long),	false),
+	Q(BLKGETDISKSEQ,	true,  sizeof(__u64),		false),
+	Q(BLKRAGET,		true,  sizeof(long),		true),
+	Q(BLKFRAGET,		true,  sizeof(long),		true),
+};
+#undef Q
+const size_t t_nr_queries = sizeof(t_queries) / sizeof(t_queries[0]);
+
+const struct t_query *t_query_find(__u32 cmd)
+{
+	size_t i;
+
+	for (i = 0; i < t_nr_queries; i++)
+		if (t_queries[i].cmd == cmd)
+			return &t_queries[i];
+	return NULL;
+}
+
+int t_query_ioctl(int fd, const struct t_query *q, __u64 *val)
+{
+	union {
+		__u16	u16;
+		__u32	u32;
+		__u64	u64;
+		__u8	raw[16];
+	} u;
+
+	memset(&u, 0xa5, sizeof(u));
+	if (ioctl(fd, q->cmd, &u) < 0)
+		return -errno;
+	switch (q->ioctl_size) {
+	case 2:
+		*val = q->ioctl_signed ? (__u64)(__s64)(__s16)u.u16 : u.u16;
+		break;
+	case 4:
+		*val = q->ioctl_signed ? (__u64)(__s64)(__s32)u.u32 : u.u32;
+		break;
+	case 8:
+		*val = u.u64;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool t_check_query_answer(const char *what, const struct t_query *q,
+			  __u64 want, int res, const __u64 *slot)
+{
+	int want_res = q->wide ? 0 : (int)want;
+	bool ok = true;
+
+	if (res != want_res) {
+		t_error("%s %s: cqe->res %s, expected %d (ioctl answer %llu)",
+			what, q->name, t_res_str(res), want_res,
+			(unsigned long long)want);
+		ok = false;
+	}
+	if (slot && *slot != want) {
+		t_error("%s %s: *addr = %#llx, expected %#llx (ioctl answer)",
+			what, q->name, (unsigned long long)*slot,
+			(unsigned long long)want);
+		ok = false;
+	}
+	return ok;
+}
+
+#define T_BATCH_TAG	0xb10c000000000000ULL
+#define T_POISON	0xa5a5a5a5a5a5a5a5ULL
+
+unsigned int t_query_batch(struct io_uring *ring, int fd, unsigned int nr,
+			   __u8 sqe_flags, const char *what)
+{
+	unsigned int errs = t_nr_errors(), i, got = 0;
+	__u64 *want, *slot;
+	bool *seen, *use_addr;
+	struct t_cqe c;
+	int ret;
+
+	want = calloc(nr, sizeof(*want));
+	slot = calloc(nr, sizeof(*slot));
+	seen = calloc(nr, sizeof(*seen));
+	use_addr = calloc(nr, sizeof(*use_addr));
+	if (!want || !slot || !seen || !use_addr)
+		t_die("out of memory");
+
+	for (i = 0; i < nr; i++) {
+		const struct t_query *q = &t_queries[i % t_nr_queries];
+		struct io_uring_sqe *sqe;
+
+		ret = t_query_ioctl(fd, q, &want[i]);
+		if (ret)
+			t_die("%s: ioctl %s: %s", what, q->name, t_errname(ret));
+		use_addr[i] = q->wide || ((i / t_nr_queries) & 1);
+		slot[i] = T_POISON;
+
+		sqe = t_get_sqe(ring);
+		t_prep_block_query(ring, sqe, fd, q->cmd, 0,
+				   use_addr[i] ? (__u64)(uintptr_t)&slot[i] : 0);
+		sqe->flags = sqe_flags;
+		sqe->user_data = T_BATCH_TAG | i;
+	}
+
+	ret = io_uring_submit(ring);
+	if (ret != (int)nr) {
+		t_error("%s: io_uring_submit returned %s for %u SQEs", what,
+			t_res_str(ret), nr);
+		if (ret <= 0)
+			goto out;
+		nr = ret;
+	}
+
+	for (got = 0; got < nr; got++) {
+		const struct t_query *q;
+
+		ret = t_wait_cqe(ring, &c, T_TIMEOUT_MS);
+		if (ret) {
+			t_error("%s: %u of %u completions arrived, then %s",
+				what, got, nr, t_res_str(ret));
+			break;
+		}
+		i = (unsigned int)(c.user_data & 0xffffffffu);
+		if ((c.user_data & ~0xffffffffULL) != T_BATCH_TAG || i >= nr) {
+			t_error("%s: completion with unknown user_data %#llx res %s",
+				what, (unsigned long long)c.user_data,
+				t_res_str(c.res));
+			continue;
+		}
+		if (seen[i]) {
+			t_error("%s: request %u completed twice", what, i);
+			continue;
+		}
+		seen[i] = true;
+		q = &t_queries[i % t_nr_queries];
+		t_check_query_answer(what, q, want[i], c.res,
+				     use_addr[i] ? &slot[i] : NULL);
+	}
+	for (i = 0; i < nr; i++)
+		if (!seen[i])
+			t_error("%s: request %u (%s) never completed", what, i,
+				t_queries[i % t_nr_queries].name);
+	if (!t_cq_empty(ring))
+		t_error("%s: extra completions beyond the %u requests", what, nr);
+out:
+	free(want);
+	/*
+	 * Requests that never completed may still write their slot: leak
+	 * it rather than free memory the kernel might store to.
+	 */
+	if (got == nr)
+		free(slot);
+	free(seen);
+	free(use_addr);
+	return t_nr_errors() - errs;
+}
+
+/* ---- files and sysfs --------------------------------------------------- */
+
+int t_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+int t_read_u64(const char *path, __u64 *val)
+{
+	char buf[64], *end;
+	unsigned long long v;
+	int ret = t_read_file(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static const char *attr_dir(const struct t_bdev *b, const char *attr)
+{
+	if (!strncmp(attr, "queue/", 6) || !strcmp(attr, "diskseq"))
+		return b->diskdir;
+	return b->sysdir;
+}
+
+int t_bdev_attr_str(const struct t_bdev *b, const char *attr, char *buf,
+		    size_t len)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", attr_dir(b, attr), attr);
+	return t_read_file(path, buf, len);
+}
+
+int t_bdev_attr_u64(const struct t_bdev *b, const char *attr, __u64 *val)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", attr_dir(b, attr), attr);
+	return t_read_u64(path, val);
+}
+
+/* ---- block devices and loop devices ------------------------------------ */
+
+/* Run @argv (PATH lookup), stdout into @out if not NULL; exit status or -errno. */
+static int run_cmd(char *const argv[], char *out, size_t outlen)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2] = { -1, -1 }, status, ret;
+	size_t got = 0;
+	pid_t pid;
+
+	if (out && pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	if (out)
+		posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (out)
+		close(pfd[1]);
+	if (ret) {
+		if (out)
+			close(pfd[0]);
+		return -ret;
+	}
+	if (out) {
+		ssize_t n;
+
+		while (got + 1 < outlen &&
+		       (n = read(pfd[0], out + got, outlen - 1 - got)) > 0)
+			got += n;
+		out[got] = '\0';
+		while (got && (out[got - 1] == '\n' || out[got - 1] == ' '))
+			out[--got] = '\0';
+		close(pfd[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return WEXITSTATUS(status);
+}
+
+static struct t_bdev *loops_to_clean[4];
+
+static void loop_atexit(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(loops_to_clean) / sizeof(loops_to_clean[0]); i++)
+		if (loops_to_clean[i])
+			t_loop_destroy(loops_to_clean[i]);
+}
+
+int t_loop_create(struct t_bdev *b, unsigned long long size,
+		  unsigned int sector_size, bool ro)
+{
+	static bool atexit_done;
+	char file[PATH_MAX + 32], out[PATH_MAX], ssz[16], sizeopt[64];
+	char *argv[8];
+	struct statfs sfs;
+	int fd, ret, argc = 0;
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	if (!statfs("/dev/shm", &sfs) && sfs.f_type == TMPFS_MAGIC &&
+	    !access("/dev/shm", W_OK)) {
+		snprintf(file, sizeof(file), "/dev/shm/uringcmd-loop-XXXXXX");
+	} else {
+		char *mnt_argv[] = { "mount", "-t", "tmpfs", "-o", sizeopt,
+				     "uringcmd-test", b->mnt, NULL };
+
+		snprintf(b->mnt, sizeof(b->mnt), "/tmp/uringcmd-tmpfs-XXXXXX");
+		if (!mkdtemp(b->mnt)) {
+			ret = -errno;
+			fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+			b->mnt[0] = '\0';
+			return ret;
+		}
+		snprintf(sizeopt, sizeof(sizeopt), "size=%llu",
+			 size + (1ULL << 20));
+		ret = run_cmd(mnt_argv, NULL, 0);
+		if (ret) {
+			fprintf(stderr, "mount -t tmpfs %s failed: %d\n",
+				b->mnt, ret);
+			rmdir(b->mnt);
+			b->mnt[0] = '\0';
+			return ret < 0 ? ret : -EIO;
+		}
+		snprintf(file, sizeof(file), "%s/loop-XXXXXX", b->mnt);
+	}
+
+	fd = mkstemp(file);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "mkstemp %s: %s\n", file, strerror(errno));
+		goto err_mnt;
+	}
+	if (ftruncate(fd, size)) {
+		ret = -errno;
+		fprintf(stderr, "ftruncate %s: %s\n", file, strerror(errno));
+		close(fd);
+		goto err_file;
+	}
+	close(fd);
+
+	argv[argc++] = "losetup";
+	argv[argc++] = "--find";
+	argv[argc++] = "--show";
+	if (ro)
+		argv[argc++] = "--read-only";
+	if (sector_size) {
+		snprintf(ssz, sizeof(ssz), "%u", sector_size);
+		argv[argc++] = "--sector-size";
+		argv[argc++] = ssz;
+	}
+	argv[argc++] = file;
+	argv[argc] = NULL;
+	ret = run_cmd(argv, out, sizeof(out));
+	if (ret || strncmp(out, "/dev/", 5)) {
+		fprintf(stderr, "losetup --find --show %s failed (%d): %s\n",
+			file, ret, out);
+		ret = ret < 0 ? ret : -EIO;
+		goto err_file;
+	}
+	/* the loop device holds the file open; nothing else needs its name */
+	unlink(file);
+	snprintf(b->path, sizeof(b->path), "%s", out);
+	b->own_loop = true;
+
+	if (!atexit_done) {
+		atexit(loop_atexit);
+		atexit_done = true;
+	}
+	for (i = 0; i < sizeof(loops_to_clean) / sizeof(loops_to_clean[0]); i++) {
+		if (!loops_to_clean[i]) {
+			loops_to_clean[i] = b;
+			break;
+		}
+	}
+	return 0;
+
+err_file:
+	unlink(file);
+err_mnt:
+	if (b->mnt[0]) {
+		char *umount_argv[] = { "umount", b->mnt, NULL };
+
+		run_cmd(umount_argv, NULL, 0);
+		rmdir(b->mnt);
+		b->mnt[0] = '\0';
+	}
+	return ret;
+}
+
+void t_loop_destroy(struct t_bdev *b)
+{
+	size_t i;
+
+	if (b->fd >= 0) {
+		close(b->fd);
+		b->fd = -1;
+	}
+	if (b->own_loop) {
+		char *argv[] = { "losetup", "--detach", b->path, NULL };
+
+		if (run_cmd(argv, NULL, 0))
+			fprintf(stderr, "warning: losetup --detach %s failed\n",
+				b->path);
+		b->own_loop = false;
+	}
+	if (b->mnt[0]) {
+		char *argv[] = { "umount", b->mnt, NULL };
+
+		if (run_cmd(argv, NULL, 0))
+			fprintf(stderr, "warning: umount %s failed\n", b->mnt);
+		else
+			rmdir(b->mnt);
+		b->mnt[0] = '\0';
+	}
+	for (i = 0; i < sizeof(loops_to_clean) / sizeof(loops_to_clean[0]); i++)
+		if (loops_to_clean[i] == b)
+			loops_to_clean[i] = NULL;
+}
+
+void t_bdev_open(struct t_bdev *b, int argc, char **argv, int open_flags)
+{
+	const char *dev = argc > 1 && argv[1][0] ? argv[1] :
+			  t_env_or("TEST_BLOCK_DEV", NULL);
+	char link[PATH_MAX], tmp[PATH_MAX * 2];
+	struct stat st;
+	int ret;
+
+	if (dev) {
+		memset(b, 0, sizeof(*b));
+		b->fd = -1;
+		snprintf(b->path, sizeof(b->path), "%s", dev);
+	} else {
+		ret = t_loop_create(b, 64ULL << 20, 0, false);
+		if (ret)
+			t_skip("no device given (argv[1] or TEST_BLOCK_DEV) and no loop device could be made: %s",
+			       t_errname(ret));
+		t_info("no device given, using a new loop device %s", b->path);
+	}
+
+	if (stat(b->path, &st)) {
+		if (errno == ENOENT)
+			t_skip("%s does not exist", b->path);
+		t_die("stat %s: %s", b->path, strerror(errno));
+	}
+	if (!S_ISBLK(st.st_mode))
+		t_die("%s is not a block device", b->path);
+
+	b->fd = open(b->path, open_flags | O_CLOEXEC);
+	if (b->fd < 0) {
+		if (errno == ENXIO || errno == ENOMEDIUM || errno == ENOENT)
+			t_skip("open %s: %s", b->path, strerror(errno));
+		t_die("open %s: %s", b->path, strerror(errno));
+	}
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(link, b->sysdir))
+		t_die("realpath %s: %s", link, strerror(errno));
+	snprintf(tmp, sizeof(tmp), "%s", b->sysdir);
+	snprintf(b->name, sizeof(b->name), "%s", basename(tmp));
+
+	snprintf(tmp, sizeof(tmp), "%s/partition", b->sysdir);
+	b->is_partition = !access(tmp, F_OK);
+	if (b->is_partition) {
+		snprintf(tmp, sizeof(tmp), "%s/..", b->sysdir);
+		if (!realpath(tmp, b->diskdir))
+			t_die("realpath %s: %s", tmp, strerror(errno));
+	} else {
+		snprintf(b->diskdir, sizeof(b->diskdir), "%s", b->sysdir);
+	}
+}
+
+void t_bdev_close(struct t_bdev *b)
+{
+	if (b->own_loop || b->mnt[0]) {
+		t_loop_destroy(b);
+		return;
+	}
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+}
+
+/* ---- sockets ----------------------------------------------------------- */
+
+bool t_lo_is_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up;
+
+	if (fd < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	up = !ioctl(fd, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_UP);
+	close(fd);
+	return up;
+}
+
+int t_sock_ioctl(int fd, unsigned long req, int *val)
+{
+	int v = INT_MIN;
+
+	if (ioctl(fd, req, &v) < 0)
+		return -errno;
+	*val = v;
+	return 0;
+}
+
+/* ---- misc -------------------------------------------------------------- */
+
+void t_fill_pattern(void *buf, size_t len, unsigned int seed)
+{
+	unsigned char *p = buf;
+	__u32 x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (unsigned char)(x ^ (i >> 9));
+	}
+}
+
+long t_memcmp_off(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (long)i;
+	return -1;
+}
+
+unsigned long long t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+void t_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}

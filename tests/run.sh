@@ -1,0 +1,342 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs the uringcmd test binaries inside the guest, as root.
+#
+#   run.sh BINDIR [RESULTSDIR]
+#
+# BINDIR holds the binaries built by tests/Makefile; per-test output and
+# kernel log go to RESULTSDIR/<test>.log and <test>.dmesg when it is given.
+# Prints one line per test run, "PASS name", "FAIL name: reason" or
+# "SKIP name: reason", then "N passed, N failed, N skipped"; exits 1 if
+# any test failed (or none ran).
+#
+# Which tests get which arguments goes by name:
+#   block_*   once per block device: name[dev] DEV
+#   nvme_*    once: NVME_DEV NVME_CHAR NVME_CTRL
+#   others    once, no arguments
+#
+# Environment:
+#   TEST_NVME_DEV      NVMe namespace block device   (/dev/nvme0n1)
+#   TEST_NVME_CHAR     its generic char device       (/dev/ngXnY of TEST_NVME_DEV)
+#   TEST_NVME_CTRL     NVMe controller char device   (/dev/nvme0)
+#   TEST_NULLB_DEV     null_blk device               (/dev/nullb0)
+#   TEST_BLOCK_DEVS    block devices for block_* tests, replacing the default
+#                      "NVME_DEV NULLB_DEV" plus two loop devices made here
+#                      (64 MiB read-write; 64 MiB read-only, 4096-byte sectors)
+#   TEST_TIMEOUT       seconds a test may run (60)
+#   TEST_TIMEOUT_SCALE multiplier for TEST_TIMEOUT, e.g. under TCG (1)
+#   TEST_SETTLE        seconds to wait after a test before reading the
+#                      kernel log (0.3)
+#   TEST_ONLY          space-separated shell patterns; run only tests whose
+#                      name (without [dev]) matches one
+#
+# A test fails, whatever its exit code, if the kernel log written after its
+# "uringcmd-test: start NAME" marker matches SPLAT_RE, or if the kernel's
+# taint flags change while it runs.
+
+set -eu
+
+SPLAT_RE='WARNING:|BUG:|KASAN|possible circular locking|INFO: task .* blocked|Call Trace|kmemleak'
+
+usage() {
+	echo "usage: $0 BINDIR [RESULTSDIR]" >&2
+	exit 2
+}
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage
+fi
+bindir=$1
+results=${2:-}
+[ -d "$bindir" ] || { echo "$0: $bindir: not a directory" >&2; exit 2; }
+
+timeout_s=$(( ${TEST_TIMEOUT:-60} * ${TEST_TIMEOUT_SCALE:-1} ))
+settle=${TEST_SETTLE:-0.3}
+nvme_dev=${TEST_NVME_DEV:-/dev/nvme0n1}
+nvme_base=${nvme_dev##*/}
+nvme_char=${TEST_NVME_CHAR:-/dev/ng${nvme_base#nvme}}
+nvme_ctrl=${TEST_NVME_CTRL:-/dev/nvme0}
+nullb_dev=${TEST_NULLB_DEV:-/dev/nullb0}
+
+npass=0
+nfail=0
+nskip=0
+loop_mnt=
+loop_devs=()
+workdir=$(mktemp -d /tmp/uringcmd-run.XXXXXX)
+
+note() {
+	echo "# $*"
+}
+
+cleanup() {
+	local d
+	for d in "${loop_devs[@]}"; do
+		losetup --detach "$d" || note "could not detach $d"
+	done
+	if [ -n "$loop_mnt" ]; then
+		if umount "$loop_mnt"; then
+			rmdir "$loop_mnt"
+		else
+			note "could not unmount $loop_mnt"
+		fi
+	fi
+	rm -rf "$workdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- environment ---------------------------------------------------------
+
+bring_up_lo() {
+	if ! command -v ip >/dev/null 2>&1; then
+		note "no ip(8): cannot bring up lo"
+		return 0
+	fi
+	ip link set lo up || note "ip link set lo up failed"
+}
+
+# make_loop FILE [losetup options...]: attach a loop device over FILE
+make_loop() {
+	local file=$1 dev
+	shift
+	truncate -s 64M "$file" || return 0
+	if dev=$(losetup --find --show "$@" "$file"); then
+		loop_devs+=("$dev")
+		note "loop device $dev over tmpfs${*:+ ($*)}"
+	else
+		note "losetup $* $file failed"
+	fi
+}
+
+setup_loops() {
+	if ! command -v losetup >/dev/null 2>&1; then
+		note "no losetup(8): no loop devices"
+		return 0
+	fi
+	loop_mnt=$(mktemp -d /tmp/uringcmd-loop.XXXXXX)
+	if ! mount -t tmpfs -o size=160M uringcmd-test "$loop_mnt"; then
+		note "cannot mount a tmpfs: no loop devices"
+		rmdir "$loop_mnt"
+		loop_mnt=
+		return 0
+	fi
+	make_loop "$loop_mnt/rw.img"
+	make_loop "$loop_mnt/ro4k.img" --read-only --sector-size 4096
+}
+
+# ---- kernel log ------------------------------------------------------------
+
+kmsg() {
+	if [ -w /dev/kmsg ]; then
+		printf '%s\n' "$*" 2>/dev/null >/dev/kmsg || true
+	fi
+}
+
+have_dmesg=0
+if dmesg >/dev/null 2>&1; then
+	have_dmesg=1
+else
+	note "dmesg unreadable: kernel splats will not be detected"
+fi
+
+# Kernel log lines after the last "uringcmd-test: start NAME" line; exit
+# status 3 if there is no such line (the log wrapped, or /dev/kmsg is not
+# writable).
+log_since_start() {
+	dmesg 2>/dev/null | awk -v m="uringcmd-test: start $1" '
+		{
+			l = length($0) - length(m) + 1
+			if (l > 0 && substr($0, l) == m) {
+				found = 1
+				n = 0
+				next
+			}
+			if (found)
+				lines[n++] = $0
+		}
+		END {
+			for (i = 0; i < n; i++)
+				print lines[i]
+			if (!found)
+				exit 3
+		}'
+}
+
+taint() {
+	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
+}
+
+# ---- running one test ----------------------------------------------------
+
+# run_with_deadline OUTFILE CMD...: run CMD under timeout(1), output to
+# OUTFILE. Returns CMD's status, 124/137 on timeout, or 250 if it does not
+# go away even after SIGKILL (stuck in the kernel); then it is left behind.
+run_with_deadline() {
+	local out=$1 pid ticks=0 rc=0
+	shift
+	# the subshell keeps bash's "Segmentation fault" notices in $out
+	(timeout -k 10 "$timeout_s" "$@" </dev/null >"$out" 2>&1; exit $?) 2>>"$out" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$ticks" -ge $(( (timeout_s + 30) * 10 )) ]; then
+			return 250
+		fi
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# last non-empty output line, without the "prog: FAIL: " style prefix
+last_line() {
+	grep -v '^[[:space:]]*$' "$1" | tail -n 1 |
+		sed -e 's/^[A-Za-z0-9_.-]*: \(FAIL\|SKIP\|error\): //' || true
+}
+
+verdict() {
+	local v=$1 name=$2 reason=${3:-}
+	case $v in
+	PASS)
+		npass=$((npass + 1))
+		echo "PASS $name"
+		;;
+	FAIL)
+		nfail=$((nfail + 1))
+		echo "FAIL $name: ${reason:-failed}"
+		;;
+	SKIP)
+		nskip=$((nskip + 1))
+		echo "SKIP $name: ${reason:-skipped}"
+		;;
+	esac
+}
+
+# run_test NAME CMD...
+run_test() {
+	local name=$1 out klog splat taint0 taint1 rc=0 kst=0 safe last
+	shift
+	out=$workdir/out
+	klog=$workdir/klog
+
+	kmsg "uringcmd-test: start $name"
+	taint0=$(taint)
+	run_with_deadline "$out" "$@" || rc=$?
+	sleep "$settle"
+	taint1=$(taint)
+
+	: >"$klog"
+	if [ "$have_dmesg" = 1 ]; then
+		log_since_start "$name" >"$klog" || kst=$?
+	fi
+	kmsg "uringcmd-test: end $name rc=$rc"
+	splat=$(grep -E -m 1 "$SPLAT_RE" "$klog" || true)
+
+	if [ -n "$results" ]; then
+		safe=$(printf '%s' "$name" | tr '[]/' '.._')
+		safe=${safe%.}
+		cp "$out" "$results/$safe.log"
+		cp "$klog" "$results/$safe.dmesg"
+	fi
+
+	if [ -n "$splat" ]; then
+		verdict FAIL "$name" "kernel log: $splat"
+	elif [ "$taint0" != "$taint1" ]; then
+		verdict FAIL "$name" "kernel taint changed from $taint0 to $taint1"
+	elif [ "$kst" = 3 ] && [ -w /dev/kmsg ]; then
+		verdict FAIL "$name" "start marker missing from the kernel log (log overrun?)"
+	else
+		last=$(last_line "$out")
+		case $rc in
+		0)	verdict PASS "$name" ;;
+		77)	verdict SKIP "$name" "$last" ;;
+		124|137) verdict FAIL "$name" "timed out after ${timeout_s}s" ;;
+		250)	verdict FAIL "$name" "still running $((timeout_s + 30))s after timeout (stuck in the kernel?)" ;;
+		1)	verdict FAIL "$name" "$last" ;;
+		*)	if [ "$rc" -gt 128 ] && [ "$rc" -lt 160 ]; then
+				verdict FAIL "$name" "killed by SIG$(kill -l $((rc - 128)))"
+			else
+				verdict FAIL "$name" "exit status $rc${last:+: $last}"
+			fi
+			;;
+		esac
+	fi
+}
+
+selected() {
+	local pat
+	[ -n "${TEST_ONLY:-}" ] || return 0
+	for pat in $TEST_ONLY; do
+		# shellcheck disable=SC2254 # pat is a pattern on purpose
+		case $1 in
+		$pat) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# ---- main ----------------------------------------------------------------
+
+[ -z "$results" ] || mkdir -p "$results"
+note "uringcmd tests on $(uname -r), binaries from $bindir"
+bring_up_lo
+
+if [ -n "${TEST_BLOCK_DEVS:-}" ]; then
+	read -r -a block_devs <<<"$TEST_BLOCK_DEVS"
+else
+	setup_loops
+	block_devs=("$nvme_dev" "$nullb_dev" "${loop_devs[@]}")
+fi
+note "block devices: ${block_devs[*]}"
+
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo clear >/sys/kernel/debug/kmemleak || true
+fi
+
+ntests=0
+for bin in "$bindir"/*; do
+	if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
+		continue
+	fi
+	test=${bin##*/}
+	selected "$test" || continue
+	ntests=$((ntests + 1))
+	case $test in
+	block_*)
+		for dev in "${block_devs[@]}"; do
+			run_test "${test}[${dev##*/}]" "$bin" "$dev"
+		done
+		;;
+	nvme_*)
+		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		;;
+	*)
+		run_test "$test" "$bin"
+		;;
+	esac
+done
+
+if [ "$ntests" = 0 ]; then
+	note "no test binaries in $bindir"
+	nfail=$((nfail + 1))
+fi
+
+# Leaks show up only in a scan, for objects older than a few seconds.
+if [ -w /sys/kernel/debug/kmemleak ] && [ -z "${TEST_ONLY:-}" ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak || true
+	leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak || true)
+	if [ "${leaks:-0}" != 0 ]; then
+		[ -z "$results" ] || cp /sys/kernel/debug/kmemleak "$results/kmemleak.log"
+		verdict FAIL kmemleak "$leaks unreferenced objects"
+	else
+		verdict PASS kmemleak
+	fi
+fi
+
+echo "$npass passed, $nfail failed, $nskip skipped"
+if [ "$nfail" != 0 ]; then
+	exit 1
+fi
