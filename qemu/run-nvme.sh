@@ -12,7 +12,7 @@ Runs COMMAND as root in a fresh guest; its output is this script's output and
 its exit status this script's status. The checkout is mounted at the same path
 in the guest and is the working directory.
 
-  -k, --kernel PATH     bzImage to boot (default: build/obj/arch/x86/boot/bzImage)
+  -k, --kernel PATH     bzImage to boot (default: build/linux/obj/arch/x86/boot/bzImage)
   -n, --namespaces N    namespaces on the controller (default 1)
       --size MB         size of each namespace (default 256)
       --null            back namespaces with null-co (read-zeroes) instead of
@@ -37,7 +37,7 @@ USAGE
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=$top/build/obj/arch/x86/boot/bzImage
+kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 subsys=0 mdts= queues= qmp= timeout=900
 accel=tcg mem=2048 cpus=2 results= append=
 
