@@ -5,6 +5,6 @@ set -eu
 bin=$1
 dev=${DEMO_DEV:-/dev/nvme0n1}
 
-echo "== $(uname -r) on $(cat /sys/class/nvme/nvme0/model 2>/dev/null | sed 's/ *$//')"
+echo "== $(uname -r) on $(sed 's/ *$//' /sys/class/nvme/nvme0/model 2>/dev/null)"
 echo
 "$bin/show-queries" "$dev"

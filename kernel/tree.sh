@@ -27,9 +27,11 @@ series_files() { # dir: the patches its series lists, in order
 }
 
 want_stamp() {
-	cat "$top/patches/series" "$top/drivers-nvme/series" \
-		$(series_files "$top/patches") $(series_files "$top/drivers-nvme") |
-		sha256sum | cut -d' ' -f1
+	{
+		cat "$top/patches/series" "$top/drivers-nvme/series"
+		series_files "$top/patches" | xargs -r cat
+		series_files "$top/drivers-nvme" | xargs -r cat
+	} | sha256sum | cut -d' ' -f1
 }
 
 check_pinned() {
@@ -79,7 +81,9 @@ apply() { # branch dir
 
 prepare() {
 	local want applied head
-	[ -d "$tree/.git" ] && g rev-parse -q --verify refs/tags/base >/dev/null || extract
+	if [ ! -d "$tree/.git" ] || ! g rev-parse -q --verify refs/tags/base >/dev/null; then
+		extract
+	fi
 	want=$(want_stamp)
 	applied=$(cat "$stamp" 2>/dev/null || true)
 	head=$(g rev-parse HEAD)

@@ -2,6 +2,7 @@
 # Boot a guest kernel in QEMU with an emulated NVMe controller, on the host's
 # root filesystem shared read-only over 9p, run one command in it and return
 # that command's exit status and output.
+# shellcheck disable=SC2054 # qemu's options are comma-separated on purpose
 set -eu
 
 usage() {
@@ -18,7 +19,8 @@ in the guest and is the working directory.
       --null            back namespaces with null-co (read-zeroes) instead of
                         image files under build/nvme/
       --subsys          two controllers in one nvme-subsys sharing namespace 1
-                        (multipath: /dev/nvme0n1 becomes the head node)
+                        (multipath: its block node is the head node, the
+                        paths are nvmeXcYn1; other namespaces are private)
       --mdts N          controller MDTS, as a power of two of 4 KiB (QEMU: 7)
       --queues N        I/O queue pairs (max_ioqpairs)
       --qmp PATH        QMP socket at PATH, for fault injection (device_del)
@@ -38,8 +40,8 @@ USAGE
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
-namespaces=1 size=256 null=0 subsys=0 mdts= queues= qmp= timeout=900
-accel=tcg mem=2048 cpus=2 results= append=
+namespaces=1 size=256 null=0 subsys=0 mdts='' queues='' qmp='' timeout=900
+accel=tcg mem=2048 cpus=2 results='' append=
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
 
@@ -71,8 +73,7 @@ done
 check_setup() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		die "qemu-system-x86_64 not found (run 'make deps')"
-	[ -f "$kernel" ] && [ -r "$kernel" ] ||
-		die "no kernel at $kernel (run 'make kernel')"
+	[ -r "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
 	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
 		die "$kernel is not an x86 bzImage"
 	if [ "$accel" = kvm ] && [ ! -w /dev/kvm ]; then
@@ -88,16 +89,19 @@ check_setup() {
 
 # Namespaces: sparse images under build/nvme/, or null-co.
 nvme_args() {
-	local ctrl=nvme0 i dev=nvme
+	local ctrl=nvme0 i dev=nvme private=
 	local extra=${mdts:+,mdts=$mdts}${queues:+,max_ioqpairs=$queues}
 
 	if [ "$subsys" = 1 ]; then
 		qargs+=(-device nvme-subsys,id=subsys0,nqn=uringcmd-subsys)
+		# QEMU wants one serial for every controller of a subsystem.
 		qargs+=(-device "$dev,id=nvme0,serial=uringcmd0,subsys=subsys0$extra")
-		qargs+=(-device "$dev,id=nvme1,serial=uringcmd1,subsys=subsys0$extra")
+		qargs+=(-device "$dev,id=nvme1,serial=uringcmd0,subsys=subsys0$extra")
 	else
 		qargs+=(-device "$dev,id=nvme0,serial=uringcmd0$extra")
 	fi
+	# QEMU shares every namespace of a subsystem unless told otherwise.
+	[ "$subsys" = 1 ] && private=,shared=off
 	mkdir -p "$top/build/nvme"
 	for i in $(seq 1 "$namespaces"); do
 		if [ "$null" = 1 ]; then
@@ -111,7 +115,7 @@ nvme_args() {
 		if [ "$subsys" = 1 ] && [ "$i" = 1 ]; then
 			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl,shared=on")
 		else
-			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl")
+			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl$private")
 		fi
 	done
 }
@@ -171,6 +175,10 @@ if [ "$status" = 124 ] || [ "$status" = 137 ]; then
 		"$timeout" "$results/console.log" >&2
 	tail -n 30 "$results/console.log" >&2 || true
 	exit 124
+fi
+if [ ! -s "$results/console.log" ]; then
+	printf 'run-nvme.sh: qemu could not start the guest (status %s)\n' "$status" >&2
+	exit 125
 fi
 printf 'run-nvme.sh: guest died without an exit status (qemu status %s); console: %s\n' \
 	"$status" "$results/console.log" >&2

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel= timeout=1200 test_timeout=120
+kernel='' timeout=1200 test_timeout=120
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;

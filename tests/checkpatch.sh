@@ -9,6 +9,7 @@ checkpatch=$top/build/linux/scripts/checkpatch.pl
 
 failed=0
 for dir in patches drivers-nvme; do
+	# shellcheck disable=SC2013 # patch names have no blanks
 	for patch in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/$dir/series"); do
 		if out=$("$checkpatch" --strict --quiet --no-tree --show-types \
 			"$top/$dir/$patch" 2>&1); then
