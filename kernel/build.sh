@@ -29,11 +29,16 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m .config \
 		"$src/kernel/configs/kvm_guest.config" "$@" >/dev/null)
 	make -s -C "$src" O="$obj" olddefconfig >/dev/null
-	for frag in "$@"; do
-		grep -E '^CONFIG_[A-Z0-9_]+=[^n]' "$frag" | while IFS= read -r line; do
-			grep -qx "$line" "$obj/.config" ||
-				die "$frag: '$line' did not survive olddefconfig"
-		done
+	# The last fragment to set a symbol wins, as in merge_config.sh.
+	awk -F= '/^CONFIG_[A-Z0-9_]+=/ { want[$1] = $0 }
+		END { for (s in want) print want[s] }' "$@" |
+	while IFS= read -r line; do
+		case $line in
+		*=n) ! grep -q "^${line%=n}=" "$obj/.config" ||
+			die "'$line' did not survive olddefconfig" ;;
+		*) grep -qxF "$line" "$obj/.config" ||
+			die "'$line' did not survive olddefconfig" ;;
+		esac
 	done
 	printf '%s\n' "$want" >"$stamp"
 fi
