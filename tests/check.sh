@@ -28,7 +28,7 @@ log=$results/summary.log
 status=0
 "$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" -n 2 \
 	--results "$results/guest" -- \
-	env TEST_TIMEOUT="$test_timeout" "$top/tests/run.sh" "$top/build/tests" /run/results/tests \
+	env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) "$top/tests/run.sh" "$top/build/tests" /run/results/tests \
 	| sed -u 's/^[0-9]* passed, [0-9]* failed.*/guest: &/' | tee -a "$log" || status=$?
 if [ "$status" -ge 124 ]; then
 	echo "FAIL guest: run-nvme.sh exited $status (see $results/guest/console.log)" | tee -a "$log"
