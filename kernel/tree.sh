@@ -108,7 +108,7 @@ export_series() { # from to dir
 		name=$(g log -1 --format=%an "$2")
 		email=$(g log -1 --format=%ae "$2")
 		GIT_COMMITTER_DATE=$date GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
-			git -C "$tree" format-patch -q --zero-commit --no-signature \
+			git -C "$tree" format-patch -q --zero-commit --no-signature --abbrev=12 \
 			--cover-letter --cover-from-description=subject \
 			-o "$3" "$1..$2"
 	fi
