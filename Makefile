@@ -23,7 +23,7 @@ RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 
 DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
-	qemu-system-x86 qemu-utils liburing-dev libnvme-dev nvme-cli fio \
+	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
 	iproute2 util-linux procps shellcheck rsync
 
 .PHONY: help deps kernel headers tests demo run check checkpatch \

@@ -8,7 +8,7 @@
  *   64-bit query without addr               -EINVAL
  *   addr that cannot be written             -EFAULT
  *   cmd_op neither BLOCK_URING_CMD_IOCTL nor a driver's   -EOPNOTSUPP
- *   IORING_SETUP_IOPOLL ring                -EOPNOTSUPP
+ *   IORING_SETUP_IOPOLL ring                queries answered; unknown cmd_op -EOPNOTSUPP
  *   regular file, pipe                      -EOPNOTSUPP
  *   IORING_SETUP_SQE128 ring                same answers as the ioctls
  */
@@ -132,7 +132,7 @@ static void check_bad_input(struct io_uring *ring, int fd)
 static void check_iopoll(int fd)
 {
 	struct io_uring ring;
-	int ret, res;
+	int ret, res, want;
 
 	ret = t_ring_init(&ring, 4, IORING_SETUP_IOPOLL);
 	if (ret) {
@@ -140,8 +140,14 @@ static void check_iopoll(int fd)
 			t_errname(ret));
 		return;
 	}
+	if (ioctl(fd, BLKSSZGET, &want))
+		t_die("ioctl(BLKSSZGET): %m");
+	/* answered inline and posted without polling */
 	if (!t_block_query(&ring, fd, BLKSSZGET, 0, 0, 0, &res))
-		expect_res("IOPOLL ring BLKSSZGET", res, -EOPNOTSUPP);
+		expect_res("IOPOLL ring BLKSSZGET", res, want);
+	/* a driver-private command of no driver: refused as on other rings */
+	expect_cmd(&ring, fd, "IOPOLL ring cmd_op _IO(0x12, 0xff)",
+		   UNKNOWN_CMD_OP, -EOPNOTSUPP);
 	io_uring_queue_exit(&ring);
 }
 

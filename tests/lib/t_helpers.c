@@ -185,16 +185,28 @@ void t_prep_block_query(struct io_uring *ring, struct io_uring_sqe *sqe,
 
 int t_wait_cqe(struct io_uring *ring, struct t_cqe *out, unsigned int timeout_ms)
 {
-	struct __kernel_timespec ts = {
-		.tv_sec		= timeout_ms / 1000,
-		.tv_nsec	= (timeout_ms % 1000) * 1000000LL,
-	};
+	unsigned long long end = t_now_ms() + timeout_ms, now;
 	struct io_uring_cqe *cqe = NULL;
 	int ret;
 
-	do {
+	/*
+	 * On an IORING_SETUP_IOPOLL ring the kernel ignores the timeout and
+	 * returns whenever it should reschedule, which liburing reports as
+	 * -ETIME: only the deadline here says when the wait is over.
+	 */
+	for (;;) {
+		struct __kernel_timespec ts;
+		unsigned long long left;
+
+		now = t_now_ms();
+		left = now < end ? end - now : 0;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000LL;
 		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	} while (ret == -EINTR);
+		if (ret == -EINTR || (ret == -ETIME && t_now_ms() < end))
+			continue;
+		break;
+	}
 	if (ret)
 		return ret;
 	memset(out, 0, sizeof(*out));

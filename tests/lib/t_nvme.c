@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/* NVMe helpers of the uringcmd in-guest tests; see t_nvme.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <nvme/util.h>
+
+#include "t_nvme.h"
+
+void *t_alloc(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, len ? len : 1))
+		t_die("posix_memalign(%zu): out of memory", len);
+	memset(p, 0, len);
+	return p;
+}
+
+/* /sys/block/@name/@attr as a number; 0 if missing. */
+static __u64 sys_block_u64(const char *name, const char *attr)
+{
+	char path[PATH_MAX];
+	__u64 v = 0;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", name, attr);
+	if (t_read_u64(path, &v))
+		return 0;
+	return v;
+}
+
+/* Name of the controller behind block disk @name ("nvme0"), or "". */
+static void find_ctrl(const char *name, char *ctrl, size_t len, bool *head)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	*head = false;
+	ctrl[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/block/%s/multipath", name);
+	d = opendir(path);
+	if (d) {
+		/* a head node: take the controller of its first path */
+		*head = true;
+		while ((de = readdir(d))) {
+			unsigned int s, c, ns;
+
+			if (sscanf(de->d_name, "nvme%uc%un%u", &s, &c, &ns) == 3) {
+				snprintf(ctrl, len, "nvme%u", c);
+				break;
+			}
+		}
+		closedir(d);
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
+	if (!realpath(path, target))
+		return;
+	snprintf(ctrl, len, "%s", basename(target));
+}
+
+void t_nvme_open(struct t_nvme *n, int argc, char **argv)
+{
+	const char *bdev = argc > 1 && argv[1][0] ? argv[1] :
+			   t_env_or("TEST_NVME_DEV", "/dev/nvme0n1");
+	char path[PATH_MAX], target[PATH_MAX], ctrl[NAME_MAX + 1];
+	struct stat st;
+	__u64 size;
+	int id;
+
+	memset(n, 0, sizeof(*n));
+	n->bfd = n->cfd = -1;
+	snprintf(n->bdev, sizeof(n->bdev), "%s", bdev);
+	if (stat(n->bdev, &st)) {
+		if (errno == ENOENT)
+			t_skip("%s does not exist", n->bdev);
+		t_die("stat %s: %m", n->bdev);
+	}
+	if (!S_ISBLK(st.st_mode))
+		t_die("%s is not a block device", n->bdev);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!realpath(path, target))
+		t_die("realpath %s: %m", path);
+	snprintf(n->name, sizeof(n->name), "%s", basename(target));
+	if (strncmp(n->name, "nvme", 4))
+		t_skip("%s (%s) is not an NVMe namespace", n->bdev, n->name);
+
+	if (argc > 2 && argv[2][0])
+		snprintf(n->chr, sizeof(n->chr), "%s", argv[2]);
+	else if (getenv("TEST_NVME_CHAR") && *getenv("TEST_NVME_CHAR") &&
+		 !(argc > 1 && argv[1][0]))
+		snprintf(n->chr, sizeof(n->chr), "%s", getenv("TEST_NVME_CHAR"));
+	else
+		snprintf(n->chr, sizeof(n->chr), "/dev/ng%s", n->name + 4);
+
+	find_ctrl(n->name, ctrl, sizeof(ctrl), &n->head);
+	if (argc > 3 && argv[3][0])
+		snprintf(n->ctrl, sizeof(n->ctrl), "%s", argv[3]);
+	else if (ctrl[0])
+		snprintf(n->ctrl, sizeof(n->ctrl), "/dev/%s", ctrl);
+	else
+		snprintf(n->ctrl, sizeof(n->ctrl), "%s",
+			 t_env_or("TEST_NVME_CTRL", "/dev/nvme0"));
+
+	n->bfd = open(n->bdev, O_RDWR | O_CLOEXEC);
+	if (n->bfd < 0)
+		t_die("open %s: %m", n->bdev);
+	n->cfd = open(n->ctrl, O_RDWR | O_CLOEXEC);
+	if (n->cfd < 0)
+		t_die("open %s: %m", n->ctrl);
+
+	id = ioctl(n->bfd, NVME_IOCTL_ID);
+	if (id <= 0)
+		t_die("ioctl(%s, NVME_IOCTL_ID): %d (%m)", n->bdev, id);
+	n->nsid = (__u32)id;
+	if (ioctl(n->bfd, BLKSSZGET, &id) || id <= 0)
+		t_die("BLKSSZGET on %s: %m", n->bdev);
+	n->lbs = (__u32)id;
+	if (ioctl(n->bfd, BLKGETSIZE64, &size))
+		t_die("BLKGETSIZE64 on %s: %m", n->bdev);
+	n->nlb = size / n->lbs;
+	n->max_bytes = (__u32)sys_block_u64(n->name,
+					    "queue/max_hw_sectors_kb") * 1024;
+	t_info("%s: nsid %u, %llu blocks of %u bytes, max transfer %u, ctrl %s, char %s%s",
+	       n->bdev, n->nsid, (unsigned long long)n->nlb, n->lbs,
+	       n->max_bytes, n->ctrl, n->chr, n->head ? ", multipath head" : "");
+}
+
+void t_nvme_close(struct t_nvme *n)
+{
+	if (n->bfd >= 0)
+		close(n->bfd);
+	if (n->cfd >= 0)
+		close(n->cfd);
+	n->bfd = n->cfd = -1;
+}
+
+void t_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
+		  void *buf, __u32 len, __u32 cdw10, __u32 cdw11)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->nsid = nsid;
+	c->addr = (__u64)(uintptr_t)buf;
+	c->data_len = len;
+	c->cdw10 = cdw10;
+	c->cdw11 = cdw11;
+}
+
+void t_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid, __u8 cns,
+		     void *buf)
+{
+	t_nvme_admin(c, nvme_admin_identify, nsid, buf, NVME_IDENTIFY_DATA_SIZE,
+		     cns, 0);
+}
+
+void t_nvme_get_log(struct nvme_uring_cmd *c, __u32 nsid, __u8 lid,
+		    void *buf, __u32 len)
+{
+	__u32 numd = len / 4 - 1;
+
+	t_nvme_admin(c, nvme_admin_get_log_page, nsid, buf, len,
+		     lid | (numd & 0xffff) << 16, numd >> 16);
+}
+
+void t_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid, void *buf,
+	       __u32 len, __u64 slba, __u32 nlb)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->nsid = nsid;
+	c->addr = (__u64)(uintptr_t)buf;
+	c->data_len = len;
+	c->cdw10 = (__u32)slba;
+	c->cdw11 = (__u32)(slba >> 32);
+	c->cdw12 = nlb - 1;	/* 0's based */
+}
+
+int t_nvme_ioctl(int fd, unsigned long req, const struct nvme_uring_cmd *c,
+		 __u32 *result)
+{
+	struct nvme_passthru_cmd p = {
+		.opcode		= c->opcode,
+		.flags		= c->flags,
+		.nsid		= c->nsid,
+		.cdw2		= c->cdw2,
+		.cdw3		= c->cdw3,
+		.metadata	= c->metadata,
+		.addr		= c->addr,
+		.metadata_len	= c->metadata_len,
+		.data_len	= c->data_len,
+		.cdw10		= c->cdw10,
+		.cdw11		= c->cdw11,
+		.cdw12		= c->cdw12,
+		.cdw13		= c->cdw13,
+		.cdw14		= c->cdw14,
+		.cdw15		= c->cdw15,
+		.timeout_ms	= c->timeout_ms,
+	};
+	int ret = ioctl(fd, req, &p);
+
+	if (ret < 0)
+		return -errno;
+	if (result)
+		*result = p.result;
+	return ret;
+}
+
+int t_nvme_ring(struct io_uring *ring, unsigned int entries,
+		unsigned int flags)
+{
+	return io_uring_queue_init(entries, ring, IORING_SETUP_SQE128 |
+				   IORING_SETUP_CQE32 | flags);
+}
+
+void t_nvme_prep(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
+		 __u32 cmd_op, const struct nvme_uring_cmd *c,
+		 __u64 user_data)
+{
+	t_prep_uring_cmd(ring, sqe, fd, cmd_op, c, sizeof(*c));
+	sqe->user_data = user_data;
+}
+
+int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
+	       const struct nvme_uring_cmd *c, __u8 sqe_flags,
+	       struct t_cqe *out)
+{
+	struct io_uring_sqe *sqe = t_get_sqe(ring);
+	int ret;
+
+	t_nvme_prep(ring, sqe, fd, cmd_op, c, 0x5157);
+	sqe->flags = sqe_flags;
+	ret = t_submit_wait_one(ring, out, T_NVME_TIMEOUT_MS);
+	if (ret)
+		t_error("opcode %#x (cmd_op %#x): no completion: %s", c->opcode,
+			cmd_op, t_res_str(ret));
+	else if (out->user_data != 0x5157)
+		t_error("opcode %#x: completion with user_data %#llx",
+			c->opcode, (unsigned long long)out->user_data);
+	return ret;
+}
+
+const char *t_nvme_res_str(int res)
+{
+	static char bufs[4][160];
+	static unsigned int next;
+	char *b = bufs[next++ % 4];
+
+	if (res <= 0)
+		return t_res_str(res);
+	snprintf(b, sizeof(bufs[0]), "%#x (%s)", res,
+		 nvme_status_to_string(res, false));
+	return b;
+}
+
+bool t_nvme_is_status(int res, unsigned int sc)
+{
+	return res > 0 && (res & 0x7ff) == (int)sc;
+}
+
+bool t_compare(const char *what, const void *got, const void *want,
+	       size_t len)
+{
+	long off = t_memcmp_off(got, want, len);
+
+	if (off >= 0) {
+		t_error("%s: differs at byte %ld: %#04x, expected %#04x", what,
+			off, ((const unsigned char *)got)[off],
+			((const unsigned char *)want)[off]);
+		return false;
+	}
+	t_info("%s: %zu bytes equal", what, len);
+	return true;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NVMe helpers of the uringcmd in-guest tests: finding a namespace's block
+ * node, char devices and controller, building struct nvme_uring_cmd
+ * commands, issuing them through io_uring (IORING_OP_URING_CMD) and through
+ * the 6.1 passthrough ioctls, and naming NVMe statuses with libnvme.
+ *
+ * Command structures and opcodes come from libnvme's <nvme/types.h>; the
+ * uring_cmd ABI (struct nvme_uring_cmd, NVME_URING_CMD_*) from the patched
+ * kernel's <linux/nvme_ioctl.h>.
+ */
+#ifndef T_NVME_H
+#define T_NVME_H
+
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <linux/nvme_ioctl.h>
+#include <nvme/types.h>
+
+#include "t_helpers.h"
+
+/* A namespace under test and the nodes that reach it. */
+struct t_nvme {
+	char	bdev[PATH_MAX];	/* block node: /dev/nvme0n1 */
+	char	name[NAME_MAX + 1];	/* nvme0n1 */
+	char	chr[PATH_MAX];	/* generic char device: /dev/ng0n1 */
+	char	ctrl[PATH_MAX];	/* controller char device: /dev/nvme0 */
+	int	bfd;		/* block node, O_RDWR */
+	int	cfd;		/* controller, O_RDWR */
+	__u32	nsid;
+	__u32	lbs;		/* logical block size in bytes */
+	__u64	nlb;		/* namespace size in logical blocks */
+	__u32	max_bytes;	/* largest transfer: queue/max_hw_sectors_kb */
+	bool	head;		/* the block node is a multipath head */
+};
+
+/*
+ * Open the namespace under test: argv[1] or $TEST_NVME_DEV or /dev/nvme0n1;
+ * its ngXnY is argv[2] or $TEST_NVME_CHAR or derived from the name; its
+ * controller argv[3] or $TEST_NVME_CTRL or found in sysfs (for a head node:
+ * the controller of its first path). Skips the test if the block node does
+ * not exist.
+ */
+void t_nvme_open(struct t_nvme *n, int argc, char **argv);
+void t_nvme_close(struct t_nvme *n);
+
+/* posix_memalign(4096) and zero, or die. */
+void *t_alloc(size_t len);
+
+/* An admin command: opcode, nsid, data buffer, cdw10, cdw11. */
+void t_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
+		  void *buf, __u32 len, __u32 cdw10, __u32 cdw11);
+/* Identify with @cns (NVME_IDENTIFY_CNS_*) into a 4096-byte @buf. */
+void t_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid, __u8 cns,
+		     void *buf);
+/* Get Log Page @lid for @nsid, @len bytes (a multiple of 4). */
+void t_nvme_get_log(struct nvme_uring_cmd *c, __u32 nsid, __u8 lid,
+		    void *buf, __u32 len);
+/* Read or Write (nvme_cmd_read/_write) of @nlb blocks at @slba. */
+void t_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid, void *buf,
+	       __u32 len, __u64 slba, __u32 nlb);
+
+/*
+ * The same command through the 6.1 passthrough ioctl (NVME_IOCTL_ADMIN_CMD
+ * or NVME_IOCTL_IO_CMD) on @fd. Returns the ioctl's value: 0, an NVMe
+ * status (> 0) or -errno; the result dword in *@result if @result.
+ */
+int t_nvme_ioctl(int fd, unsigned long req, const struct nvme_uring_cmd *c,
+		 __u32 *result);
+
+/* io_uring_queue_init() with SQE128 | CQE32 | @flags; 0 or -errno. */
+int t_nvme_ring(struct io_uring *ring, unsigned int entries,
+		unsigned int flags);
+/* Prepare @sqe as NVMe passthrough @cmd_op carrying @c. */
+void t_nvme_prep(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
+		 __u32 cmd_op, const struct nvme_uring_cmd *c,
+		 __u64 user_data);
+/*
+ * Submit one passthrough command with @sqe_flags and wait for it (within
+ * 3 * T_TIMEOUT_MS). 0 with the completion in *@out, or -errno if there
+ * was no completion (reported with t_error()).
+ */
+int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
+	       const struct nvme_uring_cmd *c, __u8 sqe_flags,
+	       struct t_cqe *out);
+
+/* "0", "-22 (EINVAL)" or "0x4001 (Invalid Command Opcode: ...)". */
+const char *t_nvme_res_str(int res);
+/* True if @res is an NVMe status with status code type 0, code @sc. */
+bool t_nvme_is_status(int res, unsigned int sc);
+
+/* Compare two buffers, t_error() at the first difference; true if equal. */
+bool t_compare(const char *what, const void *got, const void *want,
+	       size_t len);
+
+/* How long one NVMe command may take before it is a failure. */
+#define T_NVME_TIMEOUT_MS	(3 * T_TIMEOUT_MS)
+
+#endif /* T_NVME_H */

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: NVMe passthrough on the block node: bad input gets its errno or NVMe status; SQPOLL, async and links behave */
+/*
+ * Usage: nvme_bdev_errors [BLOCKDEV [CHARDEV [CTRLDEV]]]  (see t_nvme_open())
+ *
+ *   ring without SQE128, or without CQE32             -EOPNOTSUPP
+ *   unknown cmd_op                                    -EOPNOTSUPP
+ *   data buffer unmapped, in the kernel, read-only    -EFAULT
+ *   metadata on a namespace without metadata          -EINVAL
+ *   data_len over the controller's transfer limit     -EINVAL
+ *   command flags, nsid of another namespace          -EINVAL
+ *   non-zero SQE __pad1, unknown uring_cmd_flags      -EINVAL
+ *   caller without CAP_SYS_ADMIN                      -EACCES, as the ioctl
+ *   invalid admin or I/O opcode                       NVMe status 0x1, as the ioctl
+ *   admin command on an IOPOLL ring                   -EOPNOTSUPP
+ *   NVMe command on a block device of another driver  -EOPNOTSUPP
+ * and: block queries still answered on the NVMe block node (also on an
+ * IOPOLL ring); the SQE is read at submission, so rewriting its slot right
+ * after io_uring_submit() changes nothing; SQPOLL, IOSQE_ASYNC and linked
+ * chains (a failed link cancels the rest) work as inline issue does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "t_nvme.h"
+
+static struct t_nvme n;
+static struct io_uring ring;
+static unsigned char *buf;
+
+#define OP_INVALID	0x7e	/* neither an admin nor an NVM opcode */
+
+/* One command on @r and @fd; its res, or INT32_MIN without a completion. */
+static int run(struct io_uring *r, int fd, __u32 cmd_op,
+	       const struct nvme_uring_cmd *c, __u8 sqe_flags)
+{
+	struct t_cqe cqe;
+
+	if (t_nvme_cmd(r, fd, cmd_op, c, sqe_flags, &cqe))
+		return INT32_MIN;
+	return cqe.res;
+}
+
+static void expect(const char *what, int res, int want)
+{
+	if (res == INT32_MIN)
+		return;		/* already reported */
+	if (res != want)
+		t_error("%s: res %s, expected %s", what, t_nvme_res_str(res),
+			t_nvme_res_str(want));
+	else
+		t_info("%s: %s", what, t_nvme_res_str(res));
+}
+
+static void identify(struct nvme_uring_cmd *c, void *to)
+{
+	t_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, to);
+}
+
+static void test_rings(void)
+{
+	struct nvme_uring_cmd cmd;
+	struct io_uring r;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+	int ret, bsz;
+
+	/* 64-byte SQEs: only the first 16 bytes of the command fit */
+	ret = t_ring_init(&r, 4, 0);
+	if (ret)
+		t_die("io_uring_queue_init: %s", t_errname(ret));
+	identify(&cmd, buf);
+	sqe = t_get_sqe(&r);
+	t_prep_uring_cmd(&r, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 16);
+	if (!t_submit_wait_one(&r, &c, T_NVME_TIMEOUT_MS))
+		expect("ADMIN on a 64-byte SQE ring", c.res, -EOPNOTSUPP);
+	io_uring_queue_exit(&r);
+
+	ret = t_ring_init(&r, 4, IORING_SETUP_SQE128);
+	if (ret)
+		t_die("io_uring_queue_init(SQE128): %s", t_errname(ret));
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	expect("IO on an SQE128 ring without CQE32",
+	       run(&r, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
+	io_uring_queue_exit(&r);
+
+	/* IOPOLL: no polling for admin commands, as on /dev/nvmeX */
+	ret = t_nvme_ring(&r, 4, IORING_SETUP_IOPOLL);
+	if (ret)
+		t_die("io_uring_queue_init(IOPOLL): %s", t_errname(ret));
+	identify(&cmd, buf);
+	expect("ADMIN on an IOPOLL ring",
+	       run(&r, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EOPNOTSUPP);
+	if (ioctl(n.bfd, BLKSSZGET, &bsz))
+		t_die("BLKSSZGET: %m");
+	sqe = t_get_sqe(&r);
+	t_prep_block_query(&r, sqe, n.bfd, BLKSSZGET, 0, 0);
+	if (t_submit_wait_one(&r, &c, T_NVME_TIMEOUT_MS))
+		t_error("BLKSSZGET on an IOPOLL ring: no completion");
+	else if (c.res != bsz)
+		t_error("BLKSSZGET query on an IOPOLL ring: res %s, expected %d",
+			t_res_str(c.res), bsz);
+	else
+		t_info("BLKSSZGET query on an IOPOLL ring: %d", c.res);
+	io_uring_queue_exit(&r);
+}
+
+static void test_input(void)
+{
+	struct nvme_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	void *ro;
+	struct t_cqe c;
+	int want, res;
+
+	identify(&cmd, buf);
+	expect("unknown cmd_op", run(&ring, n.bfd, 0x4e99, &cmd, 0),
+	       -EOPNOTSUPP);
+	expect("the ioctl number NVME_IOCTL_ADMIN_CMD as cmd_op",
+	       run(&ring, n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, 0), -EOPNOTSUPP);
+
+	/* bad data buffers */
+	identify(&cmd, (void *)0x1000);
+	expect("identify into an unmapped address",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EFAULT);
+	identify(&cmd, (void *)0xffff888000000000ULL);
+	expect("identify into a kernel address",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EFAULT);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		t_die("mmap: %m");
+	identify(&cmd, ro);
+	expect("identify into a read-only mapping",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EFAULT);
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, (void *)0x1000, n.lbs, 0, 1);
+	expect("IO read into an unmapped address",
+	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EFAULT);
+	munmap(ro, 4096);
+
+	/* metadata the namespace does not have */
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	cmd.metadata = (__u64)(uintptr_t)(buf + 8192);
+	cmd.metadata_len = 8;
+	expect("IO read with a metadata buffer on a namespace without metadata",
+	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EINVAL);
+
+	/* more than the controller can transfer in one command */
+	if (n.max_bytes && n.max_bytes + 4096 <= 4 << 20) {
+		__u32 len = n.max_bytes + 4096;
+		void *big = t_alloc(len);
+
+		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, big, len, 0,
+			  len / n.lbs);
+		expect("IO read of max_hw_sectors_kb + 4 KiB",
+		       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EINVAL);
+		free(big);
+	}
+
+	/* fields the ABI reserves or validates */
+	identify(&cmd, buf);
+	cmd.flags = 1;
+	expect("command flags set",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EINVAL);
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, buf, n.lbs, 0, 1);
+	expect("IO with the nsid of another namespace",
+	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EINVAL);
+	identify(&cmd, buf);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 1);
+	sqe->__pad1 = 1;
+	if (!t_submit_wait_one(&ring, &c, T_NVME_TIMEOUT_MS))
+		expect("non-zero SQE __pad1", c.res, -EINVAL);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 1);
+	sqe->uring_cmd_flags = 1U << 7;
+	if (!t_submit_wait_one(&ring, &c, T_NVME_TIMEOUT_MS))
+		expect("unknown uring_cmd_flags", c.res, -EINVAL);
+
+	/* invalid opcodes: the NVMe status, as the ioctl gets it */
+	t_nvme_admin(&cmd, OP_INVALID, 0, NULL, 0, 0, 0);
+	want = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL);
+	res = run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0);
+	if (!t_nvme_is_status(want, NVME_SC_INVALID_OPCODE))
+		t_error("ioctl with admin opcode %#x: %s, expected Invalid Command Opcode",
+			OP_INVALID, t_nvme_res_str(want));
+	expect("invalid admin opcode", res, want);
+	t_nvme_admin(&cmd, OP_INVALID, n.nsid, NULL, 0, 0, 0);
+	want = t_nvme_ioctl(n.bfd, NVME_IOCTL_IO_CMD, &cmd, NULL);
+	res = run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0);
+	if (!t_nvme_is_status(want, NVME_SC_INVALID_OPCODE))
+		t_error("ioctl with I/O opcode %#x: %s, expected Invalid Command Opcode",
+			OP_INVALID, t_nvme_res_str(want));
+	expect("invalid I/O opcode", res, want);
+}
+
+static void set_sys_admin(cap_flag_value_t v)
+{
+	cap_value_t cap = CAP_SYS_ADMIN;
+	cap_t caps = cap_get_proc();
+
+	if (!caps || cap_set_flag(caps, CAP_EFFECTIVE, 1, &cap, v) ||
+	    cap_set_proc(caps))
+		t_die("cannot change CAP_SYS_ADMIN: %m");
+	cap_free(caps);
+}
+
+static void test_caps(void)
+{
+	struct nvme_uring_cmd cmd;
+	int want;
+
+	set_sys_admin(CAP_CLEAR);
+	identify(&cmd, buf);
+	want = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL);
+	if (want != -EACCES)
+		t_error("ioctl(NVME_IOCTL_ADMIN_CMD) without CAP_SYS_ADMIN: %s",
+			t_nvme_res_str(want));
+	expect("ADMIN without CAP_SYS_ADMIN",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), want);
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	expect("IO without CAP_SYS_ADMIN",
+	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EACCES);
+	set_sys_admin(CAP_SET);
+	expect("IO with CAP_SYS_ADMIN back",
+	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), 0);
+}
+
+static void test_other_bdev(void)
+{
+	char *args[] = { "nvme_bdev_errors", "", NULL };
+	struct nvme_uring_cmd cmd;
+	struct t_bdev b;
+
+	if (!access("/dev/nullb0", F_OK))
+		args[1] = "/dev/nullb0";
+	t_bdev_open(&b, args[1][0] ? 2 : 1, args, O_RDWR);
+	t_nvme_rw(&cmd, nvme_cmd_read, 1, buf, 512, 0, 1);
+	expect("IO on a non-NVMe block device",
+	       run(&ring, b.fd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
+	identify(&cmd, buf);
+	expect("ADMIN on a non-NVMe block device",
+	       run(&ring, b.fd, NVME_URING_CMD_ADMIN, &cmd, 0), -EOPNOTSUPP);
+	t_bdev_close(&b);
+}
+
+static void test_issue_paths(void)
+{
+	unsigned char *a = t_alloc(4096), *b = t_alloc(4096);
+	unsigned char *want = t_alloc(4096), *rd = t_alloc(4096);
+	struct nvme_uring_cmd cmd, other;
+	struct io_uring_sqe *sqe;
+	struct io_uring sq;
+	struct t_cqe c;
+	int i, ret;
+
+	identify(&cmd, want);
+	if (t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL))
+		t_die("ioctl identify failed");
+
+	/* rewrite the SQE slot right after submission: no effect */
+	for (i = 0; i < 2; i++) {
+		memset(a, 0, 4096);
+		memset(b, 0, 4096);
+		identify(&cmd, a);
+		sqe = t_get_sqe(&ring);
+		t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 7);
+		sqe->flags = i ? IOSQE_ASYNC : 0;
+		ret = io_uring_submit(&ring);
+		identify(&other, b);
+		other.cdw10 = NVME_IDENTIFY_CNS_NS;
+		memcpy(sqe->cmd, &other, sizeof(other));
+		sqe->cmd_op = 0xdead;
+		if (ret != 1 || t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
+			t_error("SQE reuse: submit %d or no completion", ret);
+			continue;
+		}
+		expect(i ? "identify, SQE rewritten after submit (IOSQE_ASYNC)" :
+		       "identify, SQE rewritten after submit", c.res, 0);
+		t_compare("identify of the submitted SQE", a, want, 4096);
+		if (t_memcmp_off(b, t_alloc(4096), 4096) >= 0)
+			t_error("the rewritten SQE's buffer was written to");
+	}
+
+	/* IOSQE_ASYNC: issued from io-wq, blocking allocation allowed */
+	memset(a, 0, 4096);
+	identify(&cmd, a);
+	expect("identify with IOSQE_ASYNC",
+	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, IOSQE_ASYNC), 0);
+	t_compare("identify with IOSQE_ASYNC", a, want, 4096);
+
+	/* a linked chain: identify -> read -> identify */
+	memset(a, 0, 4096);
+	memset(b, 0, 4096);
+	identify(&cmd, a);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 1);
+	sqe->flags = IOSQE_IO_LINK;
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, 2);
+	sqe->flags = IOSQE_IO_LINK;
+	identify(&cmd, b);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 3);
+	if (!t_submit(&ring, 3)) {
+		for (i = 0; i < 3; i++) {
+			if (t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
+				t_error("linked chain: completion %d missing", i);
+				break;
+			}
+			if (c.user_data != (__u64)i + 1 || c.res)
+				t_error("linked chain: completion %d: user_data %llu res %s",
+					i, (unsigned long long)c.user_data,
+					t_nvme_res_str(c.res));
+		}
+		t_compare("linked identify 1", a, want, 4096);
+		t_compare("linked identify 2", b, want, 4096);
+	}
+
+	/* a failing link cancels the rest of the chain */
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, rd, n.lbs, 0, 1);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, 1);
+	sqe->flags = IOSQE_IO_LINK;
+	identify(&cmd, b);
+	sqe = t_get_sqe(&ring);
+	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 2);
+	if (!t_submit(&ring, 2)) {
+		int want_res[2] = { -EINVAL, -ECANCELED };
+
+		for (i = 0; i < 2; i++) {
+			if (t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
+				t_error("failing chain: completion %d missing", i);
+				break;
+			}
+			if (c.user_data != (__u64)i + 1 || c.res != want_res[i])
+				t_error("failing chain: completion %d: user_data %llu res %s, expected %s",
+					i, (unsigned long long)c.user_data,
+					t_nvme_res_str(c.res),
+					t_nvme_res_str(want_res[i]));
+		}
+	}
+
+	/* SQPOLL: issued by the kernel's submission thread */
+	ret = t_nvme_ring(&sq, 4, IORING_SETUP_SQPOLL);
+	if (ret) {
+		t_error("io_uring_queue_init(SQPOLL|SQE128|CQE32): %s",
+			t_errname(ret));
+	} else {
+		memset(a, 0, 4096);
+		identify(&cmd, a);
+		expect("identify on an SQPOLL ring",
+		       run(&sq, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), 0);
+		t_compare("identify on an SQPOLL ring", a, want, 4096);
+		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
+		expect("IO read on an SQPOLL ring",
+		       run(&sq, n.bfd, NVME_URING_CMD_IO, &cmd, 0), 0);
+		io_uring_queue_exit(&sq);
+	}
+	free(a);
+	free(b);
+	free(want);
+	free(rd);
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	t_nvme_open(&n, argc, argv);
+	buf = t_alloc(16384);
+	ret = t_nvme_ring(&ring, 8, 0);
+	if (ret)
+		t_die("io_uring_queue_init(SQE128|CQE32): %s", t_errname(ret));
+	test_rings();
+	test_input();
+	test_caps();
+	test_issue_paths();
+	test_other_bdev();
+	io_uring_queue_exit(&ring);
+	t_nvme_close(&n);
+	return t_result();
+}

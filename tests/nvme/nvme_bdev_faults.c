@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: NVMe passthrough on the block node survives a controller reset, ring exit, SIGKILL and fork with commands in flight */
+/*
+ * Usage: nvme_bdev_faults [BLOCKDEV [CHARDEV [CTRLDEV]]]  (see t_nvme_open())
+ *
+ * 6.1 cannot cancel a uring_cmd: ring and task exit wait for every command
+ * in flight, so each case below bounds that wait and fails on a hang.
+ *   - reset: 64 commands in flight (56 reads, 8 identify), then
+ *     reset_controller in sysfs; all 64 complete (status 0, an NVMe status
+ *     or -errno), and the controller answers again afterwards;
+ *   - ring exit: a child submits 64 commands and exits at once;
+ *   - SIGKILL: a child submits 64 commands and is killed;
+ *   - fork: a child submits 16 identify on its parent's ring and exits;
+ *     the parent reaps all 16 with the right data.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "t_nvme.h"
+
+#define QD	64
+
+static struct t_nvme n;
+static unsigned char id_want[4096];
+static char ctrl_name[64];
+
+/* Queue @nr commands on @ring, every eighth an identify; submit them. */
+static int queue_mixed(struct io_uring *ring, unsigned char *bufs,
+		       unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+		unsigned char *b = bufs + (size_t)i * 4096;
+		struct nvme_uring_cmd c;
+
+		if (i % 8 == 7) {
+			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
+			t_nvme_prep(ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &c, i);
+		} else {
+			t_nvme_rw(&c, nvme_cmd_read, n.nsid, b, 4096,
+				  (__u64)i * (4096 / n.lbs), 4096 / n.lbs);
+			t_nvme_prep(ring, sqe, n.bfd, NVME_URING_CMD_IO, &c, i);
+		}
+	}
+	return io_uring_submit(ring);
+}
+
+/* Wait for @pid to exit within @ms; its status, or -1 on timeout. */
+static int wait_child(pid_t pid, unsigned int ms)
+{
+	unsigned long long end = t_now_ms() + ms;
+	int status;
+
+	while (t_now_ms() < end) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			t_die("waitpid: %m");
+		t_sleep_ms(20);
+	}
+	return -1;
+}
+
+static void wait_live(void)
+{
+	char path[PATH_MAX], state[32] = "";
+	unsigned long long end = t_now_ms() + T_NVME_TIMEOUT_MS;
+
+	snprintf(path, sizeof(path), "/sys/class/nvme/%s/state", ctrl_name);
+	while (t_now_ms() < end) {
+		if (!t_read_file(path, state, sizeof(state)) &&
+		    !strcmp(state, "live"))
+			return;
+		t_sleep_ms(50);
+	}
+	t_error("%s is \"%s\", not live, after the reset", ctrl_name, state);
+}
+
+static void test_reset(void)
+{
+	unsigned char *bufs = t_alloc((size_t)QD * 4096);
+	unsigned int ok = 0, status = 0, err = 0, i;
+	struct nvme_uring_cmd c;
+	struct io_uring ring;
+	char path[PATH_MAX];
+	struct t_cqe cqe;
+	int fd, ret;
+
+	ret = t_nvme_ring(&ring, QD, 0);
+	if (ret)
+		t_die("ring: %s", t_errname(ret));
+	snprintf(path, sizeof(path), "/sys/class/nvme/%s/reset_controller",
+		 ctrl_name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		t_die("open %s: %m", path);
+	ret = queue_mixed(&ring, bufs, QD);
+	if (ret != QD)
+		t_die("submitted %d of %d", ret, QD);
+	if (write(fd, "1", 1) != 1)
+		t_error("reset_controller: %m");
+	close(fd);
+	for (i = 0; i < QD; i++) {
+		if (t_wait_cqe(&ring, &cqe, T_NVME_TIMEOUT_MS)) {
+			t_error("reset: only %u of %d commands completed", i, QD);
+			break;
+		}
+		if (!cqe.res)
+			ok++;
+		else if (cqe.res > 0)
+			status++;
+		else
+			err++;
+	}
+	if (i == QD)
+		t_info("reset with %d in flight: %u completed, %u NVMe status, %u errno",
+		       QD, ok, status, err);
+	wait_live();
+	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
+	if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN, &c, 0, &cqe)) {
+		if (cqe.res)
+			t_error("identify after the reset: %s",
+				t_nvme_res_str(cqe.res));
+		else
+			t_compare("identify after the reset", bufs, id_want, 24);
+	}
+	io_uring_queue_exit(&ring);
+	free(bufs);
+}
+
+/* A child that submits QD commands, then exits (@kill_me: is killed). */
+static void test_exit(bool kill_me)
+{
+	const char *what = kill_me ? "SIGKILL" : "ring exit";
+	int pfd[2], status;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		t_die("pipe: %m");
+	pid = fork();
+	if (pid < 0)
+		t_die("fork: %m");
+	if (!pid) {
+		unsigned char *bufs = t_alloc((size_t)QD * 4096);
+		struct io_uring ring;
+
+		if (t_nvme_ring(&ring, QD, 0) || queue_mixed(&ring, bufs, QD) != QD)
+			_exit(2);
+		if (write(pfd[1], "s", 1) != 1)
+			_exit(3);
+		if (kill_me)
+			pause();
+		io_uring_queue_exit(&ring);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1)
+		t_error("%s: the child did not submit", what);
+	close(pfd[0]);
+	if (kill_me)
+		kill(pid, SIGKILL);
+	status = wait_child(pid, 2 * T_NVME_TIMEOUT_MS);
+	if (status == -1) {
+		t_error("%s: the child did not exit within %u ms (ring exit hangs on commands in flight?)",
+			what, 2 * T_NVME_TIMEOUT_MS);
+		kill(pid, SIGKILL);
+		return;
+	}
+	if (kill_me ? !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) :
+		      !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		t_error("%s: child status %#x", what, status);
+	else
+		t_info("%s with %d commands in flight: child gone", what, QD);
+}
+
+static void test_fork(void)
+{
+	unsigned char *bufs = t_alloc(16 * 4096);
+	struct io_uring ring;
+	unsigned int i, good = 0;
+	int ret, status;
+	pid_t pid;
+
+	ret = t_nvme_ring(&ring, 32, 0);
+	if (ret)
+		t_die("ring: %s", t_errname(ret));
+	pid = fork();
+	if (pid < 0)
+		t_die("fork: %m");
+	if (!pid) {
+		for (i = 0; i < 16; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			struct nvme_uring_cmd c;
+
+			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL,
+					bufs + i * 4096);
+			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &c, i);
+		}
+		_exit(io_uring_submit(&ring) == 16 ? 0 : 2);
+	}
+	status = wait_child(pid, 2 * T_NVME_TIMEOUT_MS);
+	if (status == -1) {
+		t_error("fork: the child did not exit");
+		kill(pid, SIGKILL);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		t_error("fork: child status %#x", status);
+	}
+	for (i = 0; i < 16; i++) {
+		struct t_cqe c;
+
+		if (t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
+			t_error("fork: %u of 16 completions", i);
+			break;
+		}
+		if (c.res || c.user_data >= 16)
+			t_error("fork: completion %llu res %s",
+				(unsigned long long)c.user_data,
+				t_nvme_res_str(c.res));
+		else
+			good++;
+	}
+	/* the child's buffers were its own copies: the parent's stay zero */
+	t_info("fork: %u identify submitted by the child completed on the shared ring",
+	       good);
+	io_uring_queue_exit(&ring);
+	free(bufs);
+}
+
+int main(int argc, char **argv)
+{
+	struct nvme_uring_cmd c;
+	const char *base;
+
+	t_nvme_open(&n, argc, argv);
+	if ((__u64)QD * 4096 > n.nlb * n.lbs || n.lbs > 4096)
+		t_skip("%s is too small or has blocks over 4 KiB", n.bdev);
+	base = strrchr(n.ctrl, '/');
+	snprintf(ctrl_name, sizeof(ctrl_name), "%.63s", base ? base + 1 : n.ctrl);
+	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id_want);
+	if (t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &c, NULL))
+		t_die("ioctl identify failed");
+
+	test_exit(false);
+	test_exit(true);
+	test_fork();
+	test_reset();
+	t_nvme_close(&n);
+	return t_result();
+}

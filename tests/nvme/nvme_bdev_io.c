@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: NVMe I/O passthrough through uring_cmd on the block node: plain, vectored, registered buffers, IOPOLL */
+/*
+ * Usage: nvme_bdev_io [BLOCKDEV [CHARDEV [CTRLDEV]]]  (see t_nvme_open())
+ *
+ * On 16 KiB at 1 MiB into the namespace (restored afterwards):
+ *   - pwrite(O_DIRECT) a pattern, read it back with NVME_URING_CMD_IO on the
+ *     block node and on /dev/ngXnY: both equal the pattern;
+ *   - write a pattern with NVME_URING_CMD_IO on the block node: pread sees it;
+ *   - the same with NVME_URING_CMD_IO_VEC over four iovecs;
+ *   - the same with a registered buffer (IORING_URING_CMD_FIXED);
+ *   - a read on an IORING_SETUP_IOPOLL ring (polled when the namespace has
+ *     poll queues, nvme.poll_queues=N; completed by interrupt otherwise);
+ *   - each command's result dword is posted in the big CQE (0 for I/O).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "t_nvme.h"
+
+#define IO_LEN		(16 * 1024)
+#define IO_OFF		(1024 * 1024)
+
+static struct t_nvme n;
+static int dfd;			/* the block node with O_DIRECT */
+static __u64 slba;
+static __u32 nlb;
+static unsigned int seed;
+
+static void full_pwrite(const void *buf)
+{
+	if (pwrite(dfd, buf, IO_LEN, IO_OFF) != IO_LEN)
+		t_die("pwrite %d bytes at %d: %m", IO_LEN, IO_OFF);
+}
+
+static void full_pread(void *buf)
+{
+	memset(buf, 0, IO_LEN);
+	if (pread(dfd, buf, IO_LEN, IO_OFF) != IO_LEN)
+		t_die("pread %d bytes at %d: %m", IO_LEN, IO_OFF);
+}
+
+static void expect_ok(const char *what, const struct t_cqe *c)
+{
+	if (c->res)
+		t_error("%s: res %s, expected 0", what, t_nvme_res_str(c->res));
+}
+
+/* Read through @fd with @cmd_op into @buf (or @iov), check the pattern. */
+static void check_read(struct io_uring *ring, int fd, const char *what,
+		       __u32 cmd_op, const void *pat, void *buf,
+		       const struct iovec *iov, int nr_iov, int buf_index)
+{
+	struct nvme_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+
+	memset(buf, 0, IO_LEN);
+	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
+	if (iov) {
+		cmd.addr = (__u64)(uintptr_t)iov;
+		cmd.data_len = nr_iov;
+	}
+	sqe = t_get_sqe(ring);
+	t_nvme_prep(ring, sqe, fd, cmd_op, &cmd, 1);
+	if (buf_index >= 0) {
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = buf_index;
+	}
+	if (t_submit_wait_one(ring, &c, T_NVME_TIMEOUT_MS)) {
+		t_error("%s: no completion", what);
+		return;
+	}
+	expect_ok(what, &c);
+	if (!c.res)
+		t_compare(what, buf, pat, IO_LEN);
+	if (c.big[0])
+		t_error("%s: result dword %#llx, expected 0", what,
+			(unsigned long long)c.big[0]);
+}
+
+/* Write @pat through the block node with @cmd_op, check it with pread. */
+static void check_write(struct io_uring *ring, const char *what,
+			__u32 cmd_op, void *pat, const struct iovec *iov,
+			int nr_iov, int buf_index, void *buf)
+{
+	struct nvme_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+
+	t_fill_pattern(pat, IO_LEN, ++seed);
+	t_nvme_rw(&cmd, nvme_cmd_write, n.nsid, pat, IO_LEN, slba, nlb);
+	if (iov) {
+		cmd.addr = (__u64)(uintptr_t)iov;
+		cmd.data_len = nr_iov;
+	}
+	sqe = t_get_sqe(ring);
+	t_nvme_prep(ring, sqe, n.bfd, cmd_op, &cmd, 2);
+	if (buf_index >= 0) {
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = buf_index;
+	}
+	if (t_submit_wait_one(ring, &c, T_NVME_TIMEOUT_MS)) {
+		t_error("%s: no completion", what);
+		return;
+	}
+	expect_ok(what, &c);
+	if (!c.res) {
+		full_pread(buf);
+		t_compare(what, buf, pat, IO_LEN);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring ring, poll;
+	unsigned char *orig, *pat, *buf, *fixed;
+	struct iovec iov[4], reg;
+	char path[PATH_MAX];
+	__u64 io_poll = 0;
+	int cfd, ret, i;
+
+	t_nvme_open(&n, argc, argv);
+	if ((__u64)IO_OFF + IO_LEN > n.nlb * n.lbs)
+		t_skip("%s is too small", n.bdev);
+	if (IO_LEN % n.lbs)
+		t_skip("logical block size %u does not divide %d", n.lbs, IO_LEN);
+	slba = IO_OFF / n.lbs;
+	nlb = IO_LEN / n.lbs;
+	seed = (unsigned int)getpid() << 8;
+	dfd = open(n.bdev, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0)
+		t_die("open %s O_DIRECT: %m", n.bdev);
+	cfd = open(n.chr, O_RDWR | O_CLOEXEC);
+	if (cfd < 0)
+		t_info("no %s (%m): no comparison with the char device", n.chr);
+
+	orig = t_alloc(IO_LEN);
+	pat = t_alloc(IO_LEN);
+	buf = t_alloc(IO_LEN);
+	fixed = t_alloc(IO_LEN);
+	full_pread(orig);
+
+	ret = t_nvme_ring(&ring, 8, 0);
+	if (ret)
+		t_die("io_uring_queue_init(SQE128|CQE32): %s", t_errname(ret));
+
+	/* pwrite, then passthrough reads on the block node and on ngXnY */
+	t_fill_pattern(pat, IO_LEN, ++seed);
+	full_pwrite(pat);
+	full_pread(buf);
+	if (t_memcmp_off(buf, pat, IO_LEN) >= 0)
+		t_skip("%s does not keep written data (a read-zeroes namespace?)",
+		       n.bdev);
+	check_read(&ring, n.bfd, "IO read on the block node of a pwrite() pattern",
+		   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+	if (cfd >= 0)
+		check_read(&ring, cfd, "IO read on the char device of the same pattern",
+			   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+
+	/* passthrough write on the block node, pread */
+	check_write(&ring, "IO write on the block node, pread", NVME_URING_CMD_IO,
+		    pat, NULL, 0, -1, buf);
+	check_read(&ring, n.bfd, "IO read back of the IO write",
+		   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+
+	/* vectored: four uneven pieces */
+	iov[0] = (struct iovec){ pat, 4096 };
+	iov[1] = (struct iovec){ pat + 4096, 2048 };
+	iov[2] = (struct iovec){ pat + 6144, 2048 };
+	iov[3] = (struct iovec){ pat + 8192, 8192 };
+	check_write(&ring, "IO_VEC write over 4 iovecs, pread", NVME_URING_CMD_IO_VEC,
+		    pat, iov, 4, -1, buf);
+	for (i = 0; i < 4; i++)
+		iov[i].iov_base = buf + ((unsigned char *)iov[i].iov_base - pat);
+	check_read(&ring, n.bfd, "IO_VEC read over 4 iovecs",
+		   NVME_URING_CMD_IO_VEC, pat, buf, iov, 4, -1);
+
+	/* registered buffer */
+	reg = (struct iovec){ fixed, IO_LEN };
+	ret = io_uring_register_buffers(&ring, &reg, 1);
+	if (ret) {
+		t_error("io_uring_register_buffers: %s", t_errname(ret));
+	} else {
+		check_write(&ring, "IO write from a registered buffer, pread",
+			    NVME_URING_CMD_IO, fixed, NULL, 0, 0, buf);
+		memcpy(pat, fixed, IO_LEN);
+		check_read(&ring, n.bfd, "IO read into a registered buffer",
+			   NVME_URING_CMD_IO, pat, fixed, NULL, 0, 0);
+		io_uring_unregister_buffers(&ring);
+	}
+
+	/* IOPOLL */
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_poll", n.name);
+	t_read_u64(path, &io_poll);
+	ret = t_nvme_ring(&poll, 8, IORING_SETUP_IOPOLL);
+	if (ret) {
+		t_error("io_uring_queue_init(IOPOLL|SQE128|CQE32): %s",
+			t_errname(ret));
+	} else {
+		check_read(&poll, n.bfd, io_poll ? "IO read on an IOPOLL ring (poll queues)" :
+			   "IO read on an IOPOLL ring (no poll queues)",
+			   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+		io_uring_queue_exit(&poll);
+	}
+
+	full_pwrite(orig);
+	io_uring_queue_exit(&ring);
+	if (cfd >= 0)
+		close(cfd);
+	close(dfd);
+	t_nvme_close(&n);
+	return t_result();
+}
