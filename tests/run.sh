@@ -13,7 +13,9 @@
 #
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
-#   nvme_*    once: NVME_DEV NVME_CHAR NVME_CTRL
+#   nvme_*    once: NVME_DEV NVME_CHAR NVME_CTRL; nvme_bdev_* once more on
+#             the head node of an nvmet subsystem (tests/nvmet.sh)
+#   fabrics_* once, on that head node, after the nvme_bdev_* there
 #   others    once, no arguments
 #
 # Environment:
@@ -30,6 +32,7 @@
 #                      kernel log (0.3)
 #   TEST_ONLY          space-separated shell patterns; run only tests whose
 #                      name (without [dev]) matches one
+#   TEST_FABRICS       0: no nvmet target, no fabrics runs (1)
 #
 # A test fails, whatever its exit code, if the kernel log written after its
 # "uringcmd-test: start NAME" marker matches SPLAT_RE, or if the kernel's
@@ -48,6 +51,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	usage
 fi
 bindir=$1
+here=$(cd "$(dirname "$0")" && pwd)
 results=${2:-}
 [ -d "$bindir" ] || { echo "$0: $bindir: not a directory" >&2; exit 2; }
 
@@ -277,6 +281,35 @@ selected() {
 	return 1
 }
 
+# ---- NVMe over fabrics ---------------------------------------------------
+
+# The nvme_bdev_* tests again on the head node of an nvmet subsystem in this
+# guest, reached over loop and tcp, then fabrics_paths, which removes paths
+# and the namespace under load; the target is torn down after.
+run_fabrics() {
+	local head t err=$workdir/nvmet.err
+	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
+	selected fabrics_paths || selected "nvme_bdev_*" || return 0
+	[ -x "$bindir/fabrics_paths" ] || return 0
+	ntests=$((ntests + 1))
+	if ! head=$("$here/nvmet.sh" up 2>"$err"); then
+		verdict FAIL "nvmet setup" "$(tail -n 1 "$err")"
+		"$here/nvmet.sh" down 2>/dev/null || true
+		return 0
+	fi
+	note "nvmet subsystem over loop and tcp: head node /dev/$head"
+	for t in nvme_bdev_admin nvme_bdev_io nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
+		if [ -x "$bindir/$t" ] && selected "$t"; then
+			run_test "${t}[nvmet-$head]" "$bindir/$t" "/dev/$head"
+		fi
+	done
+	if selected fabrics_paths; then
+		run_test "fabrics_paths[nvmet-$head]" \
+			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$head"
+	fi
+	"$here/nvmet.sh" down 2>"$err" || note "nvmet teardown: $(tail -n 1 "$err")"
+}
+
 # ---- main ----------------------------------------------------------------
 
 [ -z "$results" ] || mkdir -p "$results"
@@ -301,6 +334,7 @@ for bin in "$bindir"/*; do
 		continue
 	fi
 	test=${bin##*/}
+	case $test in fabrics_*) continue ;; esac	# run_fabrics runs these
 	selected "$test" || continue
 	ntests=$((ntests + 1))
 	case $test in
@@ -317,6 +351,8 @@ for bin in "$bindir"/*; do
 		;;
 	esac
 done
+
+run_fabrics
 
 if [ "$ntests" = 0 ]; then
 	note "no test binaries in $bindir"

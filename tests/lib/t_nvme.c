@@ -38,35 +38,41 @@ static __u64 sys_block_u64(const char *name, const char *attr)
 	return v;
 }
 
-/* Name of the controller behind block disk @name ("nvme0"), or "". */
+/*
+ * Name of the controller behind block disk @name ("nvme0"), or "". A
+ * multipath head's device is its subsystem (nvme-subsysN): take the first
+ * controller listed there.
+ */
 static void find_ctrl(const char *name, char *ctrl, size_t len, bool *head)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	struct dirent *de;
+	const char *base;
 	DIR *d;
 
 	*head = false;
 	ctrl[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/block/%s/multipath", name);
-	d = opendir(path);
-	if (d) {
-		/* a head node: take the controller of its first path */
-		*head = true;
-		while ((de = readdir(d))) {
-			unsigned int s, c, ns;
-
-			if (sscanf(de->d_name, "nvme%uc%un%u", &s, &c, &ns) == 3) {
-				snprintf(ctrl, len, "nvme%u", c);
-				break;
-			}
-		}
-		closedir(d);
-		return;
-	}
 	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
 	if (!realpath(path, target))
 		return;
-	snprintf(ctrl, len, "%s", basename(target));
+	base = basename(target);
+	if (strncmp(base, "nvme-subsys", 11)) {
+		snprintf(ctrl, len, "%s", base);
+		return;
+	}
+	*head = true;
+	d = opendir(target);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		unsigned int c;
+		char end;
+
+		if (sscanf(de->d_name, "nvme%u%c", &c, &end) == 1 &&
+		    (!ctrl[0] || strcmp(de->d_name, ctrl) < 0))
+			snprintf(ctrl, len, "%s", de->d_name);
+	}
+	closedir(d);
 }
 
 void t_nvme_open(struct t_nvme *n, int argc, char **argv)

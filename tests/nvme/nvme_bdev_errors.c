@@ -14,7 +14,8 @@
  *   invalid admin or I/O opcode                       NVMe status 0x1, as the ioctl
  *   admin command on an IOPOLL ring                   -EOPNOTSUPP
  *   NVMe command on a block device of another driver  -EOPNOTSUPP
- * and: block queries still answered on the NVMe block node (also on an
+ * and: no error path keeps its request (a queue freeze still completes);
+ * block queries still answered on the NVMe block node (also on an
  * IOPOLL ring); the SQE is read at submission, so rewriting its slot right
  * after io_uring_submit() changes nothing; SQPOLL, IOSQE_ASYNC and linked
  * chains (a failed link cancels the rest) work as inline issue does.
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/fs.h>
@@ -199,6 +201,51 @@ static void test_input(void)
 		t_error("ioctl with I/O opcode %#x: %s, expected Invalid Command Opcode",
 			OP_INVALID, t_nvme_res_str(want));
 	expect("invalid I/O opcode", res, want);
+}
+
+/* Write @val to @path in a child; false if that does not end in @ms. */
+static bool write_bounded(const char *path, const char *val, unsigned int ms)
+{
+	unsigned long long end = t_now_ms() + ms;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		t_die("fork: %m");
+	if (!pid) {
+		int fd = open(path, O_WRONLY);
+
+		_exit(fd >= 0 && write(fd, val, strlen(val)) ==
+		      (ssize_t)strlen(val) ? 0 : 1);
+	}
+	while (t_now_ms() < end) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		t_sleep_ms(20);
+	}
+	return false;
+}
+
+/*
+ * Every failed command above must have given its request back: switching
+ * the I/O scheduler freezes the queue, which waits for every request of
+ * it. A leaked one makes that wait for ever (and a controller reset too).
+ */
+static void test_no_leak(void)
+{
+	char path[PATH_MAX];
+
+	if (n.head) {
+		t_info("multipath head: queue freeze check left to the path queues");
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", n.name);
+	if (!write_bounded(path, "mq-deadline", T_NVME_TIMEOUT_MS) ||
+	    !write_bounded(path, "none", T_NVME_TIMEOUT_MS))
+		t_error("%s: switching the scheduler (a queue freeze) failed or hung: a request leaked by an error path?",
+			n.name);
+	else
+		t_info("queue freeze after the error cases: no request left behind");
 }
 
 static void set_sys_admin(cap_flag_value_t v)
@@ -383,6 +430,7 @@ int main(int argc, char **argv)
 	test_rings();
 	test_input();
 	test_caps();
+	test_no_leak();
 	test_issue_paths();
 	test_other_bdev();
 	io_uring_queue_exit(&ring);

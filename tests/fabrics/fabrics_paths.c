@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: passthrough on a fabrics multipath head: path loss and namespace removal in flight, -ENODEV without a path */
+/*
+ * Usage: fabrics_paths HEADDEV   with $TEST_NVMET naming tests/nvmet.sh
+ *
+ * Run by run.sh on the head node of the in-guest nvmet subsystem, reached
+ * over loop and over tcp (tests/nvmet.sh up). Destructive: it ends with the
+ * namespace removed, and run.sh tears the target down after it.
+ *   - the block node is a multipath head with two paths;
+ *   - 64 commands in flight (reads and identify) when the tcp controller is
+ *     deleted: all 64 complete, and later commands go through loop;
+ *   - 64 reads in flight when the target disables the namespace: all 64
+ *     complete; once the host has removed the namespace, admin and I/O
+ *     commands on the still-open head fail at once with -ENODEV, and an
+ *     unknown cmd_op still gets -EOPNOTSUPP.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t_nvme.h"
+
+#define QD	64
+
+static struct t_nvme n;
+static struct io_uring ring;
+static unsigned char *bufs;
+static const char *nvmet;
+
+/* Path disks of the head nvmeSnN: nvmeScCnN, one per controller. */
+static int nr_paths(void)
+{
+	unsigned int s, ns, ps, pc, pns;
+	struct dirent *de;
+	int nr = 0;
+	DIR *d;
+
+	if (sscanf(n.name, "nvme%un%u", &s, &ns) != 2)
+		t_die("%s: not a namespace name", n.name);
+	d = opendir("/sys/block");
+	if (!d)
+		t_die("opendir /sys/block: %m");
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, "nvme%uc%un%u", &ps, &pc, &pns) == 3 &&
+		    ps == s && pns == ns)
+			nr++;
+	closedir(d);
+	return nr;
+}
+
+static void run_nvmet(const char *args)
+{
+	char cmd[PATH_MAX + 64];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", nvmet, args);
+	ret = system(cmd);
+	if (ret)
+		t_error("'%s' failed: %#x", cmd, ret);
+}
+
+/* Submit @nr commands (every eighth an identify if @admin), run @args. */
+static void in_flight(unsigned int nr, bool admin, const char *args)
+{
+	unsigned int i, ok = 0, status = 0, err = 0;
+	struct t_cqe c;
+
+	for (i = 0; i < nr; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		unsigned char *b = bufs + (size_t)i * 4096;
+		struct nvme_uring_cmd cmd;
+
+		if (admin && i % 8 == 7) {
+			t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, b);
+			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, i);
+		} else {
+			t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, b, 4096,
+				  (__u64)i * (4096 / n.lbs), 4096 / n.lbs);
+			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, i);
+		}
+	}
+	if (io_uring_submit(&ring) != (int)nr)
+		t_die("could not submit %u commands", nr);
+	run_nvmet(args);
+	for (i = 0; i < nr; i++) {
+		if (t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
+			t_error("%s: only %u of %u commands in flight completed",
+				args, i, nr);
+			return;
+		}
+		if (!c.res)
+			ok++;
+		else if (c.res > 0)
+			status++;
+		else
+			err++;
+	}
+	t_info("%s with %u in flight: %u completed, %u NVMe status, %u errno",
+	       args, nr, ok, status, err);
+}
+
+static int one(__u32 cmd_op, bool admin)
+{
+	struct nvme_uring_cmd cmd;
+	struct t_cqe c;
+
+	if (admin)
+		t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
+	else
+		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, bufs, 4096, 0,
+			  4096 / n.lbs);
+	if (t_nvme_cmd(&ring, n.bfd, cmd_op, &cmd, 0, &c))
+		return INT32_MIN;
+	return c.res;
+}
+
+static void expect(const char *what, int res, int want)
+{
+	if (res == INT32_MIN)
+		return;
+	if (res != want)
+		t_error("%s: res %s, expected %s", what, t_nvme_res_str(res),
+			t_nvme_res_str(want));
+	else
+		t_info("%s: %s", what, t_nvme_res_str(res));
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long end;
+	int ret, i;
+
+	nvmet = getenv("TEST_NVMET");
+	if (!nvmet || argc < 2)
+		t_skip("needs HEADDEV and $TEST_NVMET (run by tests/run.sh)");
+	t_nvme_open(&n, 2, argv);
+	if (!n.head)
+		t_die("%s is not a multipath head node", n.bdev);
+	if (nr_paths() != 2)
+		t_error("%s has %d paths, expected 2 (loop and tcp)", n.bdev,
+			nr_paths());
+	bufs = t_alloc((size_t)QD * 4096);
+	ret = t_nvme_ring(&ring, QD, 0);
+	if (ret)
+		t_die("ring: %s", t_errname(ret));
+	expect("identify on the head, two paths", one(NVME_URING_CMD_ADMIN, true), 0);
+	expect("read on the head, two paths", one(NVME_URING_CMD_IO, false), 0);
+
+	/* lose the tcp path with commands in flight */
+	in_flight(QD, true, "drop tcp");
+	end = t_now_ms() + T_NVME_TIMEOUT_MS;
+	while (nr_paths() != 1 && t_now_ms() < end)
+		t_sleep_ms(50);
+	if (nr_paths() != 1)
+		t_error("%d paths after dropping tcp, expected 1", nr_paths());
+	for (i = 0; i < 4; i++) {
+		expect("identify on the head, loop path only",
+		       one(NVME_URING_CMD_ADMIN, true), 0);
+		expect("read on the head, loop path only",
+		       one(NVME_URING_CMD_IO, false), 0);
+	}
+
+	/* remove the namespace on the target with reads in flight */
+	in_flight(QD, false, "ns-off");
+	end = t_now_ms() + 3 * T_NVME_TIMEOUT_MS;
+	while (nr_paths() && t_now_ms() < end)
+		t_sleep_ms(50);
+	if (nr_paths()) {
+		t_error("the host did not remove the namespace: %d paths left",
+			nr_paths());
+	} else {
+		expect("identify on a head without paths",
+		       one(NVME_URING_CMD_ADMIN, true), -ENODEV);
+		expect("read on a head without paths",
+		       one(NVME_URING_CMD_IO, false), -ENODEV);
+		expect("unknown cmd_op on a head without paths",
+		       one(0x4e99, true), -EOPNOTSUPP);
+	}
+	io_uring_queue_exit(&ring);
+	t_nvme_close(&n);
+	return t_result();
+}
