@@ -8,3 +8,5 @@ dev=${DEMO_DEV:-/dev/nvme0n1}
 echo "== $(uname -r) on $(sed 's/ *$//' /sys/class/nvme/nvme0/model 2>/dev/null)"
 echo
 "$bin/show-queries" "$dev"
+echo
+"$bin/show-identify" "$dev"

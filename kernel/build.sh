@@ -4,7 +4,8 @@
 # usage: kernel/build.sh OBJDIR FRAGMENT...
 set -eu
 
-src=$(cd "$(dirname "$0")/.." && pwd)/build/linux
+# KSRC: another checkout of the tree (kernel/bisect.sh builds a worktree)
+src=${KSRC:-$(cd "$(dirname "$0")/.." && pwd)/build/linux}
 obj=$1
 shift
 

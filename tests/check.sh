@@ -1,5 +1,5 @@
 #!/bin/bash
-# make check: the host-side checks, then the guest suite in one QEMU boot.
+# make check: the host-side checks, then the guest suite in two QEMU boots.
 # Prints a PASS/FAIL/SKIP line per test and closes with the totals line.
 set -euo pipefail
 
@@ -24,15 +24,35 @@ log=$results/summary.log
 # Host side: checkpatch over both series.
 "$top/tests/checkpatch.sh" | tee -a "$log" || true
 
-# Guest side: the suite, in a guest with two namespaces.
-status=0
-"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" -n 2 \
-	--results "$results/guest" -- \
-	env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) "$top/tests/run.sh" "$top/build/tests" /run/results/tests \
-	| sed -u 's/^[0-9]* passed, [0-9]* failed.*/guest: &/' | tee -a "$log" || status=$?
-if [ "$status" -ge 124 ]; then
-	echo "FAIL guest: run-nvme.sh exited $status (see $results/guest/console.log)" | tee -a "$log"
-fi
+# guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
+# tests/run.sh; TAG, if not empty, is appended to every test name.
+guest() {
+	local name=$1 tag=$2 opts=() status=0
+	shift 2
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" "${opts[@]}" \
+		--results "$results/$name" -- \
+		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) "$@" \
+		"$top/tests/run.sh" "$top/build/tests" /run/results/tests |
+		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/$name: &/" \
+			-e "${tag:+s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[$tag]/}" |
+		tee -a "$log" || status=$?
+	if [ "$status" -ge 124 ]; then
+		echo "FAIL $name: run-nvme.sh exited $status (see $results/$name/console.log)" | tee -a "$log"
+	fi
+}
+
+# The suite, in a guest with two namespaces on one controller with a poll
+# queue; it also sets up an nvmet target over loop and tcp in the guest.
+guest guest '' -n 2 --append nvme.poll_queues=1 --
+# The NVMe tests again on a QEMU nvme-subsys: two controllers share the
+# namespace, so /dev/nvme0n1 is a multipath head node.
+guest guest-subsys subsys-head -n 1 --subsys --append nvme.poll_queues=1 -- \
+	TEST_ONLY='nvme_bdev_*' TEST_FABRICS=0
 
 passed=$(grep -c '^PASS ' "$log" || true)
 failed=$(grep -c '^FAIL ' "$log" || true)
