@@ -24,6 +24,10 @@ in the guest and is the working directory.
       --mdts N          controller MDTS, as a power of two of 4 KiB (QEMU: 7)
       --queues N        I/O queue pairs (max_ioqpairs)
       --qmp PATH        QMP socket at PATH, for fault injection (device_del)
+      --qmp-agent       let the guest send QMP commands: it writes one into
+                        $UC_RESULTS/qmp/req.NAME and finds QEMU's answer in
+                        resp.NAME (qemu/qmp-agent.py); namespace devices
+                        are nvme0-ns1, nvme0-ns2, ...
       --timeout SECS    kill a guest still running after SECS (default 900)
       --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
       --mem MB          guest memory (default 2048)
@@ -40,7 +44,7 @@ USAGE
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
-namespaces=1 size=256 null=0 subsys=0 mdts='' queues='' qmp='' timeout=900
+namespaces=1 size=256 null=0 subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=900
 accel=tcg mem=2048 cpus=2 results='' append=
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--mdts) mdts=$2; shift ;;
 	--queues) queues=$2; shift ;;
 	--qmp) qmp=$2; shift ;;
+	--qmp-agent) qmp_agent=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--kvm) accel=kvm ;;
 	--mem) mem=$2; shift ;;
@@ -113,9 +118,9 @@ nvme_args() {
 			qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
 		fi
 		if [ "$subsys" = 1 ] && [ "$i" = 1 ]; then
-			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl,shared=on")
+			qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl,shared=on")
 		else
-			qargs+=(-device "nvme-ns,drive=ns$i,nsid=$i,bus=$ctrl$private")
+			qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private")
 		fi
 	done
 }
@@ -158,6 +163,9 @@ qargs+=(-kernel "$kernel")
 # ttyS0: kernel console, to a file; ttyS1: the command's output, to stdout.
 qargs+=(-serial "file:$results/console.log" -chardev stdio,id=out,signal=off -serial chardev:out)
 qargs+=(-device virtio-rng-pci)
+if [ "$qmp_agent" = 1 ] && [ -z "$qmp" ]; then
+	qmp=$results/qmp.sock
+fi
 [ -n "$qmp" ] && qargs+=(-qmp "unix:$qmp,server=on,wait=off")
 share root / ro
 share checkout "$top" ro
@@ -165,8 +173,20 @@ share results "$results"
 nvme_args
 qargs+=(-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000 ro init=$top/qemu/guest-init.sh panic=-1 loglevel=4 uringcmd.top=$top $append")
 
+agent=
+if [ "$qmp_agent" = 1 ]; then
+	rm -rf "$results/qmp"
+	mkdir "$results/qmp"
+	python3 "$top/qemu/qmp-agent.py" "$qmp" "$results/qmp" &
+	agent=$!
+fi
+
 status=0
 timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+if [ -n "$agent" ]; then
+	kill "$agent" 2>/dev/null || true
+	wait "$agent" 2>/dev/null || true
+fi
 if [ -f "$results/rc" ]; then
 	exit "$(cat "$results/rc")"
 fi

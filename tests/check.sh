@@ -48,7 +48,7 @@ guest() {
 
 # The suite, in a guest with two namespaces on one controller with a poll
 # queue; it also sets up an nvmet target over loop and tcp in the guest.
-guest guest '' -n 2 --append nvme.poll_queues=1 --
+guest guest '' -n 2 --qmp-agent --append nvme.poll_queues=1 --
 # The NVMe tests again on a QEMU nvme-subsys: two controllers share the
 # namespace, so /dev/nvme0n1 is a multipath head node.
 guest guest-subsys subsys-head -n 1 --subsys --append nvme.poll_queues=1 -- \

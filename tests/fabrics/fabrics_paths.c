@@ -7,8 +7,8 @@
  * over loop and over tcp (tests/nvmet.sh up). Destructive: it ends with the
  * namespace removed, and run.sh tears the target down after it.
  *   - the block node is a multipath head with two paths;
- *   - 64 commands in flight (reads and identify) when the tcp controller is
- *     deleted: all 64 complete, and later commands go through loop;
+ *   - 64 commands in flight (reads and identify) when the loop controller is
+ *     deleted: all 64 complete, and later commands go through tcp;
  *   - 64 reads in flight when the target disables the namespace: all 64
  *     complete; once the host has removed the namespace, admin and I/O
  *     commands on the still-open head fail at once with -ENODEV, and an
@@ -149,17 +149,23 @@ int main(int argc, char **argv)
 	expect("identify on the head, two paths", one(NVME_URING_CMD_ADMIN, true), 0);
 	expect("read on the head, two paths", one(NVME_URING_CMD_IO, false), 0);
 
-	/* lose the tcp path with commands in flight */
-	in_flight(QD, true, "drop tcp");
+	/*
+	 * Lose the loop path with commands in flight. Not tcp: on 6.1 the
+	 * target's tcp queue teardown (nvmet_tcp_release_queue_work flushing
+	 * io_work, which flushes nvmet-wq) trips a known lockdep report that
+	 * later kernels fixed in nvmet_tcp_install_queue(); run.sh deletes the
+	 * tcp controller only after the last test.
+	 */
+	in_flight(QD, true, "drop loop");
 	end = t_now_ms() + T_NVME_TIMEOUT_MS;
 	while (nr_paths() != 1 && t_now_ms() < end)
 		t_sleep_ms(50);
 	if (nr_paths() != 1)
-		t_error("%d paths after dropping tcp, expected 1", nr_paths());
+		t_error("%d paths after dropping loop, expected 1", nr_paths());
 	for (i = 0; i < 4; i++) {
-		expect("identify on the head, loop path only",
+		expect("identify on the head, tcp path only",
 		       one(NVME_URING_CMD_ADMIN, true), 0);
-		expect("read on the head, loop path only",
+		expect("read on the head, tcp path only",
 		       one(NVME_URING_CMD_IO, false), 0);
 	}
 

@@ -289,3 +289,49 @@ bool t_compare(const char *what, const void *got, const void *want,
 	t_info("%s: %zu bytes equal", what, len);
 	return true;
 }
+
+static const char *qmp_dir(void)
+{
+	static char dir[PATH_MAX - 128];
+
+	snprintf(dir, sizeof(dir), "%s/qmp", t_env_or("UC_RESULTS", "/run/results"));
+	return dir;
+}
+
+bool t_qmp_available(void)
+{
+	return !access(qmp_dir(), W_OK);
+}
+
+const char *t_qmp(const char *json)
+{
+	static char resp[4096];
+	static unsigned int seq;
+	char req[PATH_MAX], tmp[PATH_MAX + 8], out[PATH_MAX];
+	unsigned long long end;
+	FILE *f;
+
+	snprintf(req, sizeof(req), "%s/req.%d.%u", qmp_dir(), getpid(), seq);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", req);
+	snprintf(out, sizeof(out), "%s/resp.%d.%u", qmp_dir(), getpid(), seq++);
+	f = fopen(tmp, "w");
+	if (!f) {
+		t_info("no QMP agent (%s: %m)", tmp);
+		return NULL;
+	}
+	fputs(json, f);
+	if (fclose(f) || rename(tmp, req)) {
+		t_info("cannot write %s: %m", req);
+		return NULL;
+	}
+	end = t_now_ms() + T_NVME_TIMEOUT_MS;
+	while (t_now_ms() < end) {
+		if (!t_read_file(out, resp, sizeof(resp))) {
+			unlink(out);
+			return resp;
+		}
+		t_sleep_ms(50);
+	}
+	t_info("no answer to QMP %s", json);
+	return NULL;
+}

@@ -93,6 +93,16 @@ bool t_nvme_is_status(int res, unsigned int sc);
 bool t_compare(const char *what, const void *got, const void *want,
 	       size_t len);
 
+/*
+ * Send one QMP command (a JSON object) to the QEMU running this guest, via
+ * run-nvme.sh --qmp-agent and the results share ($UC_RESULTS/qmp). Returns
+ * QEMU's answer (a static buffer: {"return": ...} or {"error": ...}), or
+ * NULL with the reason printed if there is no agent or no answer in time.
+ */
+const char *t_qmp(const char *json);
+/* True if a QMP agent is there (run-nvme.sh --qmp-agent). */
+bool t_qmp_available(void);
+
 /* How long one NVMe command may take before it is a failure. */
 #define T_NVME_TIMEOUT_MS	(3 * T_TIMEOUT_MS)
 
