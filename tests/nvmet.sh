@@ -10,6 +10,8 @@
 #   nvmet.sh up      set it all up; print the head node's name (nvme1n1)
 #   nvmet.sh ctrl T  print the name of the host controller over T (loop|tcp)
 #   nvmet.sh drop T  delete the host controller over T
+#   nvmet.sh ana T S set the ANA state of T's port to S (optimized,
+#                    inaccessible, ...): inaccessible leaves no usable path
 #   nvmet.sh ns-off  disable the namespace on the target (hot removal)
 #   nvmet.sh down    disconnect and tear the target down
 #
@@ -99,6 +101,12 @@ drop() {
 	echo 1 >"/sys/class/nvme/$c/delete_controller"
 }
 
+port_of() { case $1 in loop) echo 1 ;; tcp) echo 2 ;; *) die "no transport $1" ;; esac; }
+
+ana() {
+	echo "$2" >"$CFG/ports/$(port_of "$1")/ana_groups/1/ana_state"
+}
+
 down() {
 	local t c p
 	for t in loop tcp; do
@@ -107,7 +115,7 @@ down() {
 	done
 	for p in 1 2; do
 		[ -d "$CFG/ports/$p" ] || continue
-		rm -f "$CFG/ports/$p/subsystems/$NQN"
+		rm -f "$CFG/ports/$p/subsystems/$NQN" 2>/dev/null || true
 		rmdir "$CFG/ports/$p"
 	done
 	if [ -d "$SUB" ]; then
@@ -124,7 +132,8 @@ case ${1:-} in
 up) up ;;
 ctrl) ctrl_over "${2:?transport}" ;;
 drop) drop "${2:?transport}" ;;
+ana) ana "${2:?transport}" "${3:?state}" ;;
 ns-off) echo 0 >"$SUB/namespaces/1/enable" ;;
 down) down ;;
-*) echo "usage: $0 up|ctrl T|drop T|ns-off|down" >&2; exit 2 ;;
+*) echo "usage: $0 up|ctrl T|drop T|ana T S|ns-off|down" >&2; exit 2 ;;
 esac

@@ -306,6 +306,8 @@ run_fabrics() {
 	if selected fabrics_paths; then
 		run_test "fabrics_paths[nvmet-$head]" \
 			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$head"
+		run_test "fabrics_paths[nvmet-$head,ns-remove]" \
+			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$head" ns-remove
 	fi
 	"$here/nvmet.sh" down 2>"$err" || note "nvmet teardown: $(tail -n 1 "$err")"
 }
