@@ -26,7 +26,7 @@ DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
 	iproute2 util-linux procps shellcheck rsync
 
-.PHONY: help deps kernel headers tests demo run check checkpatch \
+.PHONY: help deps kernel headers tests demo run check checkpatch bisect \
 	export-patches clean distclean
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
+	@echo 'make bisect          build every commit of both series on its own'
 	@echo 'make export-patches  re-export both series from build/linux'
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
 
@@ -70,6 +71,9 @@ run: demo
 
 checkpatch: kernel
 	@tests/checkpatch.sh
+
+bisect: kernel
+	@kernel/bisect.sh
 
 check: tests
 	@tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \

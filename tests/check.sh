@@ -48,11 +48,12 @@ guest() {
 
 # The suite, in a guest with two namespaces on one controller with a poll
 # queue; it also sets up an nvmet target over loop and tcp in the guest.
-guest guest '' -n 2 --qmp-agent --append nvme.poll_queues=1 --
+guest guest '' -n 2 --qmp-agent --append nvme.poll_queues=1 -- TEST_REQUIRE_NVME=1
 # The NVMe tests again on a QEMU nvme-subsys: two controllers share the
-# namespace, so /dev/nvme0n1 is a multipath head node.
+# namespace, so its block node is a multipath head (nvme0n1 or nvme1n1,
+# after whichever controller probed first).
 guest guest-subsys subsys-head -n 1 --subsys --append nvme.poll_queues=1 -- \
-	TEST_ONLY='nvme_bdev_*' TEST_FABRICS=0
+	TEST_ONLY='nvme_bdev_*' TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto
 
 passed=$(grep -c '^PASS ' "$log" || true)
 failed=$(grep -c '^FAIL ' "$log" || true)

@@ -19,7 +19,8 @@
 #   others    once, no arguments
 #
 # Environment:
-#   TEST_NVME_DEV      NVMe namespace block device   (/dev/nvme0n1)
+#   TEST_NVME_DEV      NVMe namespace block device   (/dev/nvme0n1; auto:
+#                      the first nvmeXn1 that appears)
 #   TEST_NVME_CHAR     its generic char device       (/dev/ngXnY of TEST_NVME_DEV)
 #   TEST_NVME_CTRL     NVMe controller char device   (/dev/nvme0)
 #   TEST_NULLB_DEV     null_blk device               (/dev/nullb0)
@@ -33,6 +34,7 @@
 #   TEST_ONLY          space-separated shell patterns; run only tests whose
 #                      name (without [dev]) matches one
 #   TEST_FABRICS       0: no nvmet target, no fabrics runs (1)
+#   TEST_REQUIRE_NVME  1: fail if TEST_NVME_DEV never appears (0: tests skip)
 #
 # A test fails, whatever its exit code, if the kernel log written after its
 # "uringcmd-test: start NAME" marker matches SPLAT_RE, or if the kernel's
@@ -317,6 +319,39 @@ run_fabrics() {
 [ -z "$results" ] || mkdir -p "$results"
 note "uringcmd tests on $(uname -r), binaries from $bindir"
 bring_up_lo
+
+# NVMe namespaces (and multipath heads) appear after the controllers'
+# asynchronous scans, which take seconds on a debug kernel under TCG.
+# TEST_NVME_DEV=auto: the first namespace 1 there is (a multipath head is
+# named after its subsystem, whose number depends on which controller of it
+# probed first).
+first_ns1() {
+	local d
+	for d in /sys/block/nvme*n1; do
+		case ${d##*/} in *c*) continue ;; esac
+		[ -e "$d" ] && echo "/dev/${d##*/}" && return 0
+	done
+	echo /dev/nvme0n1
+}
+if ls /sys/class/nvme/nvme* >/dev/null 2>&1; then
+	waited=0
+	while [ "$waited" -lt $(( 120 * ${TEST_TIMEOUT_SCALE:-1} )) ]; do
+		[ "${TEST_NVME_DEV:-}" != auto ] || nvme_dev=$(first_ns1)
+		[ ! -b "$nvme_dev" ] || break
+		sleep 1
+		waited=$((waited + 1))
+	done
+	[ "$waited" = 0 ] || note "waited ${waited}s for $nvme_dev"
+fi
+if [ "${TEST_NVME_DEV:-}" = auto ]; then
+	nvme_base=${nvme_dev##*/}
+	nvme_char=/dev/ng${nvme_base#nvme}
+	export TEST_NVME_DEV=$nvme_dev TEST_NVME_CHAR=$nvme_char
+	note "NVMe namespace under test: $nvme_dev"
+fi
+if [ "${TEST_REQUIRE_NVME:-0}" = 1 ] && [ ! -b "$nvme_dev" ]; then
+	verdict FAIL "nvme setup" "$nvme_dev did not appear"
+fi
 
 if [ -n "${TEST_BLOCK_DEVS:-}" ]; then
 	read -r -a block_devs <<<"$TEST_BLOCK_DEVS"

@@ -1,0 +1,47 @@
+#!/bin/bash
+# The W=1 and sparse gate: every C file that either series touches is
+# compiled with W=1 and checked with sparse (C=2) at base and at the tip of
+# branch nvme, in the build/bisect worktree; a warning at the tip that base
+# does not have (compared without line numbers) fails.
+#   usage: kernel/warnings.sh     (PASS/FAIL per file; exit 1 on any FAIL)
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=$top/build/linux
+wt=$top/build/bisect
+out=$top/build/results/warnings
+
+die() { printf 'kernel/warnings.sh: %s\n' "$*" >&2; exit 1; }
+
+command -v sparse >/dev/null || die "no sparse (run 'make deps')"
+git -C "$tree" worktree prune
+[ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base
+mkdir -p "$out"
+mapfile -t files < <(git -C "$tree" diff --name-only base nvme -- '*.c')
+
+# warnings REV: W=1 and sparse output of every file, line numbers dropped
+warnings() {
+	local f
+	git -C "$wt" checkout -q --detach "$1"
+	KSRC=$wt "$top/kernel/build.sh" "$wt/obj" "$top/kernel/guest.config" >/dev/null
+	for f in "${files[@]}"; do
+		touch "$wt/$f"
+		make -s -C "$wt" O="$wt/obj" W=1 C=2 KCFLAGS=-Wno-error \
+			"${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
+			sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sed "s|^|$f: |" || true
+	done | sort -u
+}
+
+warnings base >"$out/base.txt"
+warnings nvme >"$out/tip.txt"
+new=$(comm -13 "$out/base.txt" "$out/tip.txt")
+fail=0
+for f in "${files[@]}"; do
+	if grep -q "^$f: " <<<"$new"; then
+		echo "FAIL warnings[$f]: $(grep -m1 "^$f: " <<<"$new")"
+		fail=1
+	else
+		echo "PASS warnings[$f]"
+	fi
+done
+exit "$fail"
