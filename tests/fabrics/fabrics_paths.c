@@ -68,41 +68,18 @@ static void run_nvmet(const char *args)
 /* Submit @nr commands (every eighth an identify if @admin), run @args. */
 static void in_flight(unsigned int nr, bool admin, const char *args)
 {
-	unsigned int i, ok = 0, status = 0, err = 0;
-	struct t_cqe c;
+	struct t_nvme_tally t;
 
-	for (i = 0; i < nr; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-		unsigned char *b = bufs + (size_t)i * 4096;
-		struct nvme_uring_cmd cmd;
-
-		if (admin && i % 8 == 7) {
-			t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, b);
-			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, i);
-		} else {
-			t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, b, 4096,
-				  (__u64)i * (4096 / n.lbs), 4096 / n.lbs);
-			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, i);
-		}
-	}
-	if (io_uring_submit(&ring) != (int)nr)
+	if (t_nvme_submit_mixed(&ring, &n, bufs, nr, admin) != (int)nr)
 		t_die("could not submit %u commands", nr);
 	run_nvmet(args);
-	for (i = 0; i < nr; i++) {
-		if (t_wait_cqe(&ring, &c, T_NVME_TIMEOUT_MS)) {
-			t_error("%s: only %u of %u commands in flight completed",
-				args, i, nr);
-			return;
-		}
-		if (!c.res)
-			ok++;
-		else if (c.res > 0)
-			status++;
-		else
-			err++;
+	if (!t_nvme_reap(&ring, nr, &t)) {
+		t_error("%s: only %u of %u commands in flight completed",
+			args, t.done, nr);
+		return;
 	}
 	t_info("%s with %u in flight: %u completed, %u NVMe status, %u errno",
-	       args, nr, ok, status, err);
+	       args, nr, t.ok, t.status, t.err);
 }
 
 static int one(__u32 cmd_op, bool admin)

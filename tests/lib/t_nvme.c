@@ -257,6 +257,47 @@ int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
 	return ret;
 }
 
+int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
+			unsigned char *bufs, unsigned int nr, bool admin)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct io_uring_sqe *sqe = t_get_sqe(ring);
+		unsigned char *b = bufs + (size_t)i * 4096;
+		struct nvme_uring_cmd c;
+
+		if (admin && i % 8 == 7) {
+			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
+			t_nvme_prep(ring, sqe, n->bfd, NVME_URING_CMD_ADMIN, &c, i);
+		} else {
+			t_nvme_rw(&c, nvme_cmd_read, n->nsid, b, 4096,
+				  (__u64)i * (4096 / n->lbs), 4096 / n->lbs);
+			t_nvme_prep(ring, sqe, n->bfd, NVME_URING_CMD_IO, &c, i);
+		}
+	}
+	return io_uring_submit(ring);
+}
+
+bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
+		 struct t_nvme_tally *t)
+{
+	struct t_cqe cqe;
+
+	memset(t, 0, sizeof(*t));
+	for (t->done = 0; t->done < nr; t->done++) {
+		if (t_wait_cqe(ring, &cqe, T_NVME_TIMEOUT_MS))
+			return false;
+		if (!cqe.res)
+			t->ok++;
+		else if (cqe.res > 0)
+			t->status++;
+		else
+			t->err++;
+	}
+	return true;
+}
+
 const char *t_nvme_res_str(int res)
 {
 	static char bufs[4][160];

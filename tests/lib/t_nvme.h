@@ -84,6 +84,29 @@ int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
 	       const struct nvme_uring_cmd *c, __u8 sqe_flags,
 	       struct t_cqe *out);
 
+/*
+ * Queue @nr commands on @n's block node with user_data 0..@nr-1 and submit
+ * them: 4 KiB reads of block i * 4 KiB into @bufs + i * 4096, every eighth
+ * an Identify Controller instead if @admin. Returns what io_uring_submit()
+ * returns.
+ */
+int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
+			unsigned char *bufs, unsigned int nr, bool admin);
+
+/* How a batch of commands in flight ended. */
+struct t_nvme_tally {
+	unsigned int	done;		/* completions reaped */
+	unsigned int	ok;		/* res 0 */
+	unsigned int	status;		/* an NVMe status */
+	unsigned int	err;		/* -errno */
+};
+/*
+ * Reap @nr completions, each within T_NVME_TIMEOUT_MS, into @t. True if all
+ * @nr came; t->done says how many did.
+ */
+bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
+		 struct t_nvme_tally *t);
+
 /* "0", "-22 (EINVAL)" or "0x4001 (Invalid Command Opcode: ...)". */
 const char *t_nvme_res_str(int res);
 /* True if @res is an NVMe status with status code type 0, code @sc. */

@@ -30,29 +30,6 @@ static struct t_nvme n;
 static unsigned char id_want[4096];
 static char ctrl_name[64];
 
-/* Queue @nr commands on @ring, every eighth an identify; submit them. */
-static int queue_mixed(struct io_uring *ring, unsigned char *bufs,
-		       unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-		unsigned char *b = bufs + (size_t)i * 4096;
-		struct nvme_uring_cmd c;
-
-		if (i % 8 == 7) {
-			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
-			t_nvme_prep(ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &c, i);
-		} else {
-			t_nvme_rw(&c, nvme_cmd_read, n.nsid, b, 4096,
-				  (__u64)i * (4096 / n.lbs), 4096 / n.lbs);
-			t_nvme_prep(ring, sqe, n.bfd, NVME_URING_CMD_IO, &c, i);
-		}
-	}
-	return io_uring_submit(ring);
-}
-
 /* Wait for @pid to exit within @ms; its status, or -1 on timeout. */
 static int wait_child(pid_t pid, unsigned int ms)
 {
@@ -89,7 +66,7 @@ static void wait_live(void)
 static void test_reset(void)
 {
 	unsigned char *bufs = t_alloc((size_t)QD * 4096);
-	unsigned int ok = 0, status = 0, err = 0, i;
+	struct t_nvme_tally t;
 	struct nvme_uring_cmd c;
 	struct io_uring ring;
 	char path[PATH_MAX];
@@ -104,27 +81,17 @@ static void test_reset(void)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		t_die("open %s: %m", path);
-	ret = queue_mixed(&ring, bufs, QD);
+	ret = t_nvme_submit_mixed(&ring, &n, bufs, QD, true);
 	if (ret != QD)
 		t_die("submitted %d of %d", ret, QD);
 	if (write(fd, "1", 1) != 1)
 		t_error("reset_controller: %m");
 	close(fd);
-	for (i = 0; i < QD; i++) {
-		if (t_wait_cqe(&ring, &cqe, T_NVME_TIMEOUT_MS)) {
-			t_error("reset: only %u of %d commands completed", i, QD);
-			break;
-		}
-		if (!cqe.res)
-			ok++;
-		else if (cqe.res > 0)
-			status++;
-		else
-			err++;
-	}
-	if (i == QD)
+	if (!t_nvme_reap(&ring, QD, &t))
+		t_error("reset: only %u of %d commands completed", t.done, QD);
+	else
 		t_info("reset with %d in flight: %u completed, %u NVMe status, %u errno",
-		       QD, ok, status, err);
+		       QD, t.ok, t.status, t.err);
 	wait_live();
 	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
 	if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN, &c, 0, &cqe)) {
@@ -155,7 +122,7 @@ static void test_exit(bool kill_me)
 		unsigned char *bufs = t_alloc((size_t)QD * 4096);
 		struct io_uring ring;
 
-		if (t_nvme_ring(&ring, QD, 0) || queue_mixed(&ring, bufs, QD) != QD)
+		if (t_nvme_ring(&ring, QD, 0) || t_nvme_submit_mixed(&ring, &n, bufs, QD, true) != QD)
 			_exit(2);
 		if (write(pfd[1], "s", 1) != 1)
 			_exit(3);

@@ -51,32 +51,49 @@ static void expect_ok(const char *what, const struct t_cqe *c)
 		t_error("%s: res %s, expected 0", what, t_nvme_res_str(c->res));
 }
 
-/* Read through @fd with @cmd_op into @buf (or @iov), check the pattern. */
-static void check_read(struct io_uring *ring, int fd, const char *what,
-		       __u32 cmd_op, const void *pat, void *buf,
-		       const struct iovec *iov, int nr_iov, int buf_index)
+/*
+ * One Read or Write of the test range through @fd with @cmd_op: from or
+ * into @buf, or over @iov (@nr_iov entries) if given, or from registered
+ * buffer @buf_index if >= 0. False (reported) if it did not complete.
+ */
+static bool rw_one(struct io_uring *ring, int fd, const char *what,
+		   __u32 cmd_op, __u8 opcode, void *buf,
+		   const struct iovec *iov, int nr_iov, int buf_index,
+		   struct t_cqe *c)
 {
 	struct nvme_uring_cmd cmd;
 	struct io_uring_sqe *sqe;
-	struct t_cqe c;
 
-	memset(buf, 0, IO_LEN);
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
+	t_nvme_rw(&cmd, opcode, n.nsid, buf, IO_LEN, slba, nlb);
 	if (iov) {
 		cmd.addr = (__u64)(uintptr_t)iov;
 		cmd.data_len = nr_iov;
 	}
 	sqe = t_get_sqe(ring);
-	t_nvme_prep(ring, sqe, fd, cmd_op, &cmd, 1);
+	t_nvme_prep(ring, sqe, fd, cmd_op, &cmd, opcode);
 	if (buf_index >= 0) {
 		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 		sqe->buf_index = buf_index;
 	}
-	if (t_submit_wait_one(ring, &c, T_NVME_TIMEOUT_MS)) {
+	if (t_submit_wait_one(ring, c, T_NVME_TIMEOUT_MS)) {
 		t_error("%s: no completion", what);
-		return;
+		return false;
 	}
-	expect_ok(what, &c);
+	expect_ok(what, c);
+	return true;
+}
+
+/* Read through @fd with @cmd_op into @buf (or @iov), check the pattern. */
+static void check_read(struct io_uring *ring, int fd, const char *what,
+		       __u32 cmd_op, const void *pat, void *buf,
+		       const struct iovec *iov, int nr_iov, int buf_index)
+{
+	struct t_cqe c;
+
+	memset(buf, 0, IO_LEN);
+	if (!rw_one(ring, fd, what, cmd_op, nvme_cmd_read, buf, iov, nr_iov,
+		    buf_index, &c))
+		return;
 	if (!c.res)
 		t_compare(what, buf, pat, IO_LEN);
 	if (c.big[0])
@@ -89,27 +106,12 @@ static void check_write(struct io_uring *ring, const char *what,
 			__u32 cmd_op, void *pat, const struct iovec *iov,
 			int nr_iov, int buf_index, void *buf)
 {
-	struct nvme_uring_cmd cmd;
-	struct io_uring_sqe *sqe;
 	struct t_cqe c;
 
 	t_fill_pattern(pat, IO_LEN, ++seed);
-	t_nvme_rw(&cmd, nvme_cmd_write, n.nsid, pat, IO_LEN, slba, nlb);
-	if (iov) {
-		cmd.addr = (__u64)(uintptr_t)iov;
-		cmd.data_len = nr_iov;
-	}
-	sqe = t_get_sqe(ring);
-	t_nvme_prep(ring, sqe, n.bfd, cmd_op, &cmd, 2);
-	if (buf_index >= 0) {
-		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-		sqe->buf_index = buf_index;
-	}
-	if (t_submit_wait_one(ring, &c, T_NVME_TIMEOUT_MS)) {
-		t_error("%s: no completion", what);
+	if (!rw_one(ring, n.bfd, what, cmd_op, nvme_cmd_write, pat, iov,
+		    nr_iov, buf_index, &c))
 		return;
-	}
-	expect_ok(what, &c);
 	if (!c.res) {
 		full_pread(buf);
 		t_compare(what, buf, pat, IO_LEN);

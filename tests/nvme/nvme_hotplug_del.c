@@ -32,7 +32,7 @@ int main(void)
 	const char *dev = t_env_or("TEST_NVME_HOTPLUG_DEV", "/dev/nvme0n2");
 	const char *id = t_env_or("TEST_NVME_HOTPLUG_ID", "nvme0-ns2");
 	char *args[] = { "nvme_hotplug_del", (char *)dev, "", "", NULL };
-	unsigned int ok = 0, status = 0, err = 0, i;
+	struct t_nvme_tally t;
 	unsigned char *bufs = t_alloc((size_t)QD * 4096);
 	char json[256], path[PATH_MAX];
 	struct nvme_uring_cmd c;
@@ -53,20 +53,7 @@ int main(void)
 	if (ret)
 		t_die("ring: %s", t_errname(ret));
 
-	for (i = 0; i < QD; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-		unsigned char *b = bufs + (size_t)i * 4096;
-
-		if (i % 8 == 7) {
-			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
-			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &c, i);
-		} else {
-			t_nvme_rw(&c, nvme_cmd_read, n.nsid, b, 4096,
-				  (__u64)i * (4096 / n.lbs), 4096 / n.lbs);
-			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &c, i);
-		}
-	}
-	if (io_uring_submit(&ring) != QD)
+	if (t_nvme_submit_mixed(&ring, &n, bufs, QD, true) != QD)
 		t_die("could not submit %d commands", QD);
 	snprintf(json, sizeof(json),
 		 "{\"execute\": \"device_del\", \"arguments\": {\"id\": \"%s\"}}",
@@ -76,30 +63,18 @@ int main(void)
 		t_die("QMP device_del %s: no answer", id);
 	if (strstr(resp, "does not support hotplugging")) {
 		/* QEMU 7.2 (Debian 12): the NVMe bus has no hot-unplug */
-		while (t_wait_cqe(&ring, &cqe, T_NVME_TIMEOUT_MS) == 0)
-			if (++ok == QD)
-				break;
+		t_nvme_reap(&ring, QD, &t);
 		t_skip("this QEMU cannot unplug an NVMe namespace (%s); %u of %d commands completed",
-		       resp, ok, QD);
+		       resp, t.done, QD);
 	}
 	if (!strstr(resp, "\"return\""))
 		t_die("QMP device_del %s: %s", id, resp);
 	t_info("QMP device_del %s: %s", id, resp);
 
-	for (i = 0; i < QD; i++) {
-		if (t_wait_cqe(&ring, &cqe, T_NVME_TIMEOUT_MS)) {
-			t_error("only %u of %d commands in flight completed", i, QD);
-			break;
-		}
-		if (!cqe.res)
-			ok++;
-		else if (cqe.res > 0)
-			status++;
-		else
-			err++;
-	}
+	if (!t_nvme_reap(&ring, QD, &t))
+		t_error("only %u of %d commands in flight completed", t.done, QD);
 	t_info("device_del with %d in flight: %u completed, %u NVMe status, %u errno",
-	       QD, ok, status, err);
+	       QD, t.ok, t.status, t.err);
 
 	snprintf(path, sizeof(path), "/sys/block/%s", n.name);
 	end = t_now_ms() + 3 * T_NVME_TIMEOUT_MS;
