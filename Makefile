@@ -24,9 +24,10 @@ RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
-	iproute2 util-linux procps shellcheck rsync
+	iproute2 util-linux procps shellcheck rsync \
+	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3
 
-.PHONY: help deps kernel headers tests demo run check checkpatch bisect \
+.PHONY: help deps kernel headers tests fio demo run check checkpatch bisect \
 	export-patches clean distclean
 
 help:
@@ -34,6 +35,7 @@ help:
 	@echo 'make check           the test suite (DEBUG=1: on the KASAN/lockdep kernel)'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
+	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          build every commit of both series on its own'
 	@echo 'make export-patches  re-export both series from build/linux'
@@ -63,6 +65,11 @@ headers: kernel
 tests: headers
 	@$(MAKE) -s -C tests O=$(BUILD)/tests HDRS=$(HEADERS)/include
 
+# fio from the Debian source of the installed version, the engine built in,
+# and the engine alone for the system fio (fio-engine/README.md).
+fio: headers
+	@fio-engine/build.sh $(BUILD)/fio $(HEADERS)/include
+
 demo: headers
 	@$(MAKE) -s -C demo O=$(BUILD)/demo HDRS=$(HEADERS)/include
 
@@ -75,7 +82,7 @@ checkpatch: kernel
 bisect: kernel
 	@kernel/bisect.sh
 
-check: tests
+check: tests fio
 	@tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT)
 

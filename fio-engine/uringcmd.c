@@ -1,0 +1,1200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uringcmd: a fio ioengine for io_uring commands (IORING_OP_URING_CMD) on
+ * Linux block device nodes, as added by the uringcmd kernel series:
+ *
+ *   - NVMe admin commands on the namespace's block node (/dev/nvme0n1):
+ *     identify controller, identify namespace, get log page, get features;
+ *   - NVMe reads and writes as passthrough on the block node (and Flush
+ *     for fio's fsync=/fdatasync=);
+ *   - block device queries (BLKBSZGET and friends) through
+ *     BLOCK_URING_CMD_IOCTL, on any block device.
+ *
+ * Every command is one io_u, so iodepth, rate, runtime, latency percentiles
+ * and JSON output work as for any engine. Admin answers and block queries
+ * are checked against the same question asked through the synchronous
+ * ioctl when the file is opened; a mismatch or an NVMe status fails the
+ * job with the status decoded.
+ *
+ * The ring is set up with SQE128 and CQE32, the shape NVMe passthrough
+ * needs; hipri (IOPOLL), sqthread_poll, fixedbufs and registerfiles follow
+ * fio's io_uring engines.
+ *
+ * Built into fio (ioengine=uringcmd), or with -DURINGCMD_EXTERNAL as a
+ * shared object for a fio binary of the same version (see README.md).
+ */
+#include <stddef.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/blkdev.h>	/* BLOCK_URING_CMD_IOCTL: the patched kernel's uapi */
+#include <linux/nvme_ioctl.h>
+#include <liburing.h>
+#include <nvme/types.h>
+#include <nvme/util.h>
+
+#include "../fio.h"
+#include "../optgroup.h"
+
+/* The fio this engine is written against: its ops ABI and its version. */
+#define UC_FIO_VERSION	"fio-3.33"
+#if FIO_IOOPS_VERSION != 31
+#error "uringcmd is written against fio 3.33 (FIO_IOOPS_VERSION 31)"
+#endif
+
+enum uc_cmd {
+	UC_CMD_IO = 1,		/* rw= decides: NVMe Read/Write/Flush */
+	UC_CMD_ID_CTRL,
+	UC_CMD_ID_NS,
+	UC_CMD_GET_LOG,
+	UC_CMD_GET_FEATURES,
+	UC_CMD_BLOCK_QUERY,
+};
+
+struct uc_options {
+	void *pad;		/* fio: engine options never start at offset 0 */
+	unsigned int cmd;
+	unsigned int log_id;
+	unsigned int fid;
+	unsigned int query;
+	unsigned int check;
+	unsigned int hipri;
+	unsigned int fixedbufs;
+	unsigned int registerfiles;
+	unsigned int sqpoll_thread;
+	unsigned int sqpoll_cpu;
+	unsigned int sqpoll_cpu_set;
+	unsigned int nonvectored;
+};
+
+/*
+ * The read-only block ioctls BLOCK_URING_CMD_IOCTL answers. @size is the
+ * width the ioctl writes; @addr says the answer comes back through
+ * block_uring_cmd.addr rather than cqe->res.
+ */
+struct uc_query {
+	const char *name;
+	unsigned int ioctl;
+	unsigned int size;
+	bool addr;
+};
+
+static const struct uc_query uc_queries[] = {
+	{ "BLKBSZGET",		BLKBSZGET,		sizeof(int),		false },
+	{ "BLKSSZGET",		BLKSSZGET,		sizeof(int),		false },
+	{ "BLKPBSZGET",		BLKPBSZGET,		sizeof(unsigned int),	false },
+	{ "BLKIOMIN",		BLKIOMIN,		sizeof(unsigned int),	false },
+	{ "BLKIOOPT",		BLKIOOPT,		sizeof(unsigned int),	false },
+	{ "BLKROGET",		BLKROGET,		sizeof(int),		false },
+	{ "BLKDISCARDZEROES",	BLKDISCARDZEROES,	sizeof(unsigned int),	false },
+	{ "BLKSECTGET",		BLKSECTGET,		sizeof(unsigned short),	false },
+	{ "BLKROTATIONAL",	BLKROTATIONAL,		sizeof(unsigned short),	false },
+	{ "BLKGETSIZE64",	BLKGETSIZE64,		sizeof(__u64),		true },
+	{ "BLKGETSIZE",		BLKGETSIZE,		sizeof(unsigned long),	true },
+	{ "BLKGETDISKSEQ",	BLKGETDISKSEQ,		sizeof(__u64),		true },
+	{ "BLKRAGET",		BLKRAGET,		sizeof(long),		true },
+	{ "BLKALIGNOFF",	BLKALIGNOFF,		sizeof(int),		true },
+};
+
+/* What an opened file answers through the synchronous ioctls. */
+struct uc_file {
+	__u32 nsid;
+	unsigned int lba_shift;
+	__u64 query;			/* cmd=block-query: the ioctl's answer */
+	__u32 feature;			/* cmd=get-features: dword 0 */
+	struct nvme_id_ctrl id_ctrl;	/* cmd=identify-ctrl */
+	struct nvme_id_ns id_ns;
+};
+
+struct uc_data {
+	struct io_uring ring;
+	bool ring_ok;
+	struct io_u **io_us;		/* by io_u->index, for fixedbufs */
+	struct iovec *iovs;		/* by io_u->index, for NVME_URING_CMD_IO_VEC */
+	struct io_u **events;		/* completions of one getevents() */
+	unsigned int nr_events;
+	unsigned int queued;		/* prepared, not yet submitted */
+	unsigned int logged;		/* error lines printed */
+};
+
+static const char *uc_cmd_name(unsigned int cmd)
+{
+	switch (cmd) {
+	case UC_CMD_IO:			return "io";
+	case UC_CMD_ID_CTRL:		return "identify-ctrl";
+	case UC_CMD_ID_NS:		return "identify-ns";
+	case UC_CMD_GET_LOG:		return "get-log";
+	case UC_CMD_GET_FEATURES:	return "get-features";
+	case UC_CMD_BLOCK_QUERY:	return "block-query";
+	}
+	return "?";
+}
+
+static bool uc_is_admin(unsigned int cmd)
+{
+	return cmd != UC_CMD_IO && cmd != UC_CMD_BLOCK_QUERY;
+}
+
+/* Features whose Get Features returns a data structure, and its size. */
+static __u32 uc_feature_data_len(unsigned int fid)
+{
+	switch (fid) {
+	case NVME_FEAT_FID_LBA_RANGE:	return 4096;
+	case NVME_FEAT_FID_AUTO_PST:	return 256;
+	case NVME_FEAT_FID_TIMESTAMP:	return 8;
+	}
+	return 0;
+}
+
+/* Features whose current value may change between two reads. */
+static bool uc_feature_volatile(unsigned int fid)
+{
+	return fid == NVME_FEAT_FID_TIMESTAMP;
+}
+
+/* An NVMe status (cqe->res > 0) or an errno (< 0), in words. */
+static void uc_res_str(int res, char *buf, size_t len)
+{
+	if (res > 0)
+		snprintf(buf, len, "NVMe status %#x (%s)", res,
+			 nvme_status_to_string(res, false));
+	else
+		snprintf(buf, len, "%s", strerror(-res));
+}
+
+/* Print at most a few error lines per job: fio prints its own per io_u. */
+static void uc_log(struct thread_data *td, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void uc_log(struct thread_data *td, const char *fmt, ...)
+{
+	struct uc_data *ld = td->io_ops_data;
+	char msg[512];
+	va_list ap;
+
+	if (ld && ld->logged++ >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_err("fio: uringcmd: %s\n", msg);
+}
+
+/* ---- command construction -------------------------------------------- */
+
+static void uc_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
+			  void *buf, __u32 len, __u32 cdw10, __u32 cdw11)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->nsid = nsid;
+	c->addr = (__u64)(uintptr_t)buf;
+	c->data_len = len;
+	c->cdw10 = cdw10;
+	c->cdw11 = cdw11;
+}
+
+/*
+ * The admin command @cmd for file @uf into @buf (@len bytes: the io_u's).
+ * Returns the data length the command transfers.
+ */
+static __u32 uc_admin_cmd(const struct uc_options *o, const struct uc_file *uf,
+			  unsigned int cmd, struct nvme_uring_cmd *c, void *buf,
+			  __u32 len)
+{
+	__u32 numd;
+
+	switch (cmd) {
+	case UC_CMD_ID_CTRL:
+		uc_nvme_admin(c, nvme_admin_identify, 0, buf, NVME_IDENTIFY_DATA_SIZE,
+			      NVME_IDENTIFY_CNS_CTRL, 0);
+		return NVME_IDENTIFY_DATA_SIZE;
+	case UC_CMD_ID_NS:
+		uc_nvme_admin(c, nvme_admin_identify, uf->nsid, buf,
+			      NVME_IDENTIFY_DATA_SIZE, NVME_IDENTIFY_CNS_NS, 0);
+		return NVME_IDENTIFY_DATA_SIZE;
+	case UC_CMD_GET_LOG:
+		numd = len / 4 - 1;
+		uc_nvme_admin(c, nvme_admin_get_log_page, NVME_NSID_ALL, buf, len,
+			      (numd & 0xffff) << 16 | o->log_id, numd >> 16);
+		return len;
+	case UC_CMD_GET_FEATURES:
+		len = uc_feature_data_len(o->fid);
+		uc_nvme_admin(c, nvme_admin_get_features, 0, len ? buf : NULL,
+			      len, o->fid, 0);
+		return len;
+	}
+	return 0;
+}
+
+static void uc_sqe_init(struct io_uring_sqe *sqe, int fd, __u32 cmd_op)
+{
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+}
+
+static void uc_block_query(struct io_uring_sqe *sqe, unsigned int ioctl_cmd,
+			   void *addr)
+{
+	struct block_uring_cmd *bc = (struct block_uring_cmd *)sqe->cmd;
+
+	bc->ioctl_cmd = ioctl_cmd;
+	bc->flags = 0;
+	bc->addr = (__u64)(uintptr_t)addr;
+}
+
+/* ---- opening a file: the ioctl answers and a probe of the ring path ----- */
+
+static int uc_ioctl_admin(int fd, __u8 opcode, __u32 nsid, void *buf, __u32 len,
+			  __u32 cdw10, __u32 *result)
+{
+	struct nvme_admin_cmd c = {
+		.opcode = opcode,
+		.nsid = nsid,
+		.addr = (__u64)(uintptr_t)buf,
+		.data_len = len,
+		.cdw10 = cdw10,
+	};
+	int ret;
+
+	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c);
+	if (ret < 0)
+		return -errno;
+	if (result)
+		*result = c.result;
+	return ret;
+}
+
+/*
+ * One command through a small ring of the same shape, waited for: tells a
+ * kernel without uring_cmd on block devices from one that has it before
+ * the job starts, and reads the answer to compare with the ioctl's.
+ */
+static int uc_probe(int fd, __u32 cmd_op, const void *payload, size_t len)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(2, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&ring);
+	if (!sqe) {
+		io_uring_queue_exit(&ring);
+		return -EBUSY;
+	}
+	uc_sqe_init(sqe, fd, cmd_op);
+	memcpy(sqe->cmd, payload, len);
+	ret = io_uring_submit_and_wait(&ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	if (!ret) {
+		ret = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
+/*
+ * Why a probe failed, in the user's terms. Linux 6.1 without the series
+ * has no uring_cmd on block devices (-EOPNOTSUPP); later kernels have one
+ * for BLOCK_URING_CMD_DISCARD only and refuse other cmd_ops (-EINVAL).
+ */
+static const char *uc_probe_hint(int res, bool nvme)
+{
+	switch (res) {
+	case -EOPNOTSUPP:
+	case -EINVAL:
+		return nvme ? "this kernel does not pass NVMe commands from the block "
+			"node through io_uring (it needs the uringcmd series, "
+			"drivers-nvme/)" : "this kernel does not answer "
+			"BLOCK_URING_CMD_IOCTL (it needs the uringcmd series, patches/)";
+	case -ENOTTY:
+		return "not a query this kernel answers through BLOCK_URING_CMD_IOCTL";
+	case -EACCES:
+	case -EPERM:
+		return "NVMe admin commands need CAP_SYS_ADMIN";
+	}
+	return NULL;
+}
+
+static int uc_probe_failed(struct thread_data *td, struct fio_file *f,
+			   const char *what, int res, bool nvme)
+{
+	const char *hint = uc_probe_hint(res, nvme);
+	char rs[160];
+
+	uc_res_str(res, rs, sizeof(rs));
+	uc_log(td, "%s: %s through io_uring failed: %s%s%s", f->file_name, what,
+	       rs, hint ? ": " : "", hint ? hint : "");
+	td_verror(td, res < 0 ? -res : EIO, "uringcmd probe");
+	return 1;
+}
+
+static const struct uc_query *uc_query_of(const struct uc_options *o)
+{
+	return &uc_queries[o->query];
+}
+
+static int uc_open_query(struct thread_data *td, struct fio_file *f,
+			 struct uc_file *uf)
+{
+	const struct uc_query *q = uc_query_of(td->eo);
+	struct block_uring_cmd bc = { .ioctl_cmd = q->ioctl };
+	union { __u64 u64; unsigned int u; unsigned short us; } v = { 0 };
+	__u64 answer = 0;
+	int ret;
+
+	if (ioctl(f->fd, q->ioctl, &v) < 0) {
+		uc_log(td, "%s: ioctl(%s): %s", f->file_name, q->name, strerror(errno));
+		td_verror(td, errno, "ioctl");
+		return 1;
+	}
+	if (q->size == 2)
+		uf->query = v.us;
+	else if (q->size == 4)
+		uf->query = q->ioctl == BLKALIGNOFF ? (__u64)(__s64)(int)v.u : v.u;
+	else
+		uf->query = v.u64;
+
+	if (q->addr)
+		bc.addr = (__u64)(uintptr_t)&answer;
+	ret = uc_probe(f->fd, BLOCK_URING_CMD_IOCTL, &bc, sizeof(bc));
+	if (ret < 0)
+		return uc_probe_failed(td, f, q->name, ret, false);
+	if (!q->addr)
+		answer = (__u64)ret;
+	if (answer != uf->query) {
+		uc_log(td, "%s: %s through io_uring answers %llu, the ioctl %llu",
+		       f->file_name, q->name, (unsigned long long)answer,
+		       (unsigned long long)uf->query);
+		td_verror(td, EIO, "uringcmd probe");
+		return 1;
+	}
+	return 0;
+}
+
+static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
+			struct uc_file *uf)
+{
+	struct uc_options *o = td->eo;
+	struct nvme_uring_cmd c;
+	struct nvme_id_ns *probe;
+	unsigned int lbaf, ms;
+	int ret;
+
+	ret = ioctl(f->fd, NVME_IOCTL_ID);
+	if (ret <= 0) {
+		uc_log(td, "%s: not an NVMe namespace block node (NVME_IOCTL_ID: %s); "
+		       "cmd=%s needs one, such as /dev/nvme0n1", f->file_name,
+		       ret < 0 ? strerror(errno) : "no namespace", uc_cmd_name(o->cmd));
+		td_verror(td, ret < 0 ? errno : ENODEV, "NVME_IOCTL_ID");
+		return 1;
+	}
+	uf->nsid = ret;
+
+	ret = uc_ioctl_admin(f->fd, nvme_admin_identify, uf->nsid, &uf->id_ns,
+			     sizeof(uf->id_ns), NVME_IDENTIFY_CNS_NS, NULL);
+	if (ret) {
+		char rs[160];
+
+		uc_res_str(ret, rs, sizeof(rs));
+		uc_log(td, "%s: identify namespace (ioctl): %s", f->file_name, rs);
+		td_verror(td, ret < 0 ? -ret : EIO, "NVME_IOCTL_ADMIN_CMD");
+		return 1;
+	}
+	lbaf = uf->id_ns.flbas & 0xf;
+	if (uf->id_ns.nlbaf > 15)	/* 6.1: at most 16 formats */
+		lbaf |= (uf->id_ns.flbas & 0x60) >> 1;
+	uf->lba_shift = uf->id_ns.lbaf[lbaf].ds;
+	ms = le16toh(uf->id_ns.lbaf[lbaf].ms);
+
+	if (o->cmd == UC_CMD_IO) {
+		unsigned long long lbs = 1ULL << uf->lba_shift;
+
+		if (ms) {
+			uc_log(td, "%s: the namespace has %u bytes of metadata per block; "
+			       "cmd=io supports namespaces without metadata only",
+			       f->file_name, ms);
+			td_verror(td, EINVAL, "uringcmd open");
+			return 1;
+		}
+		if (td->o.min_bs[DDIR_READ] % lbs || td->o.min_bs[DDIR_WRITE] % lbs ||
+		    td->o.bs_unaligned) {
+			uc_log(td, "%s: block sizes must be multiples of the LBA size %llu",
+			       f->file_name, lbs);
+			td_verror(td, EINVAL, "uringcmd open");
+			return 1;
+		}
+	}
+	if (o->cmd == UC_CMD_ID_CTRL) {
+		ret = uc_ioctl_admin(f->fd, nvme_admin_identify, 0, &uf->id_ctrl,
+				     sizeof(uf->id_ctrl), NVME_IDENTIFY_CNS_CTRL, NULL);
+	} else if (o->cmd == UC_CMD_GET_FEATURES) {
+		__u32 len = uc_feature_data_len(o->fid);
+		void *buf = len ? calloc(1, len) : NULL;
+
+		ret = uc_ioctl_admin(f->fd, nvme_admin_get_features, 0, buf, len,
+				     o->fid, &uf->feature);
+		free(buf);
+	}
+	if (ret) {
+		char rs[160];
+
+		uc_res_str(ret, rs, sizeof(rs));
+		uc_log(td, "%s: %s (ioctl): %s", f->file_name, uc_cmd_name(o->cmd), rs);
+		td_verror(td, ret < 0 ? -ret : EIO, "NVME_IOCTL_ADMIN_CMD");
+		return 1;
+	}
+
+	/* The same identify through io_uring: is the block-node path there? */
+	probe = calloc(1, sizeof(*probe));
+	if (!probe) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
+	}
+	uc_nvme_admin(&c, nvme_admin_identify, uf->nsid, probe, sizeof(*probe),
+		      NVME_IDENTIFY_CNS_NS, 0);
+	ret = uc_probe(f->fd, NVME_URING_CMD_ADMIN, &c, sizeof(c));
+	if (!ret && probe->nsze != uf->id_ns.nsze)
+		ret = -EIO;
+	free(probe);
+	if (ret)
+		return uc_probe_failed(td, f, "identify namespace", ret, true);
+	return 0;
+}
+
+static int fio_uringcmd_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
+	struct uc_file *uf;
+	struct stat st;
+	int ret;
+
+	ret = generic_open_file(td, f);
+	if (ret)
+		return ret;
+
+	if (fstat(f->fd, &st) || !S_ISBLK(st.st_mode)) {
+		uc_log(td, "%s: not a block device; uringcmd drives block nodes "
+		       "(/dev/nvme0n1), fio's io_uring_cmd engine the char devices "
+		       "(/dev/ng0n1)", f->file_name);
+		td_verror(td, ENOTBLK, "uringcmd open");
+		goto err_close;
+	}
+
+	uf = calloc(1, sizeof(*uf));
+	if (!uf) {
+		td_verror(td, ENOMEM, "calloc");
+		goto err_close;
+	}
+	FILE_SET_ENG_DATA(f, uf);
+	if (o->cmd == UC_CMD_BLOCK_QUERY)
+		ret = uc_open_query(td, f, uf);
+	else
+		ret = uc_open_nvme(td, f, uf);
+	if (ret)
+		goto err_free;
+
+	/* fio opens files for their size before init: no ring then */
+	if (o->registerfiles && ld && ld->ring_ok) {
+		ret = io_uring_register_files_update(&ld->ring, f->fileno, &f->fd, 1);
+		if (ret < 0) {
+			td_verror(td, -ret, "io_uring_register_files_update");
+			goto err_free;
+		}
+	}
+	return 0;
+
+err_free:
+	FILE_SET_ENG_DATA(f, NULL);
+	free(uf);
+err_close:
+	if (generic_close_file(td, f))
+		uc_log(td, "%s: close: %s", f->file_name, strerror(errno));
+	return 1;
+}
+
+static int fio_uringcmd_close_file(struct thread_data *td, struct fio_file *f)
+{
+	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
+	int none = -1;
+
+	if (o->registerfiles && ld && ld->ring_ok)
+		io_uring_register_files_update(&ld->ring, f->fileno, &none, 1);
+	free(FILE_ENG_DATA(f));
+	FILE_SET_ENG_DATA(f, NULL);
+	return generic_close_file(td, f);
+}
+
+/* ---- queueing and completing ------------------------------------------ */
+
+static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
+		       struct io_uring_sqe *sqe)
+{
+	struct uc_options *o = td->eo;
+	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
+	struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
+	__u64 slba = io_u->offset >> uf->lba_shift;
+	__u32 nlb = (io_u->xfer_buflen >> uf->lba_shift) - 1;
+	struct uc_data *ld = td->io_ops_data;
+	struct iovec *iov = &ld->iovs[io_u->index];
+
+	memset(c, 0, sizeof(*c));
+	c->nsid = uf->nsid;
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		c->opcode = nvme_cmd_read;
+		break;
+	case DDIR_WRITE:
+		c->opcode = nvme_cmd_write;
+		break;
+	default:	/* DDIR_SYNC, DDIR_DATASYNC: fio's fsync= */
+		c->opcode = nvme_cmd_flush;
+		sqe->cmd_op = NVME_URING_CMD_IO;
+		return;
+	}
+	c->cdw10 = slba & 0xffffffff;
+	c->cdw11 = slba >> 32;
+	c->cdw12 = nlb;
+	if (o->nonvectored) {
+		sqe->cmd_op = NVME_URING_CMD_IO;
+		c->addr = (__u64)(uintptr_t)io_u->xfer_buf;
+		c->data_len = io_u->xfer_buflen;
+	} else {
+		sqe->cmd_op = NVME_URING_CMD_IO_VEC;
+		iov->iov_base = io_u->xfer_buf;
+		iov->iov_len = io_u->xfer_buflen;
+		c->addr = (__u64)(uintptr_t)iov;
+		c->data_len = 1;
+	}
+}
+
+static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
+					    struct io_u *io_u)
+{
+	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
+	struct fio_file *f = io_u->file;
+	struct io_uring_sqe *sqe;
+
+	fio_ro_check(td, io_u);
+
+	if (o->cmd == UC_CMD_IO && !ddir_rw(io_u->ddir) && !ddir_sync(io_u->ddir)) {
+		io_u->error = EOPNOTSUPP;
+		return FIO_Q_COMPLETED;
+	}
+	sqe = io_uring_get_sqe(&ld->ring);
+	if (!sqe)
+		return FIO_Q_BUSY;
+
+	uc_sqe_init(sqe, o->registerfiles ? (int)f->fileno : f->fd, 0);
+	if (o->registerfiles)
+		sqe->flags |= IOSQE_FIXED_FILE;
+
+	switch (o->cmd) {
+	case UC_CMD_IO:
+		uc_prep_io(td, io_u, sqe);
+		break;
+	case UC_CMD_BLOCK_QUERY: {
+		const struct uc_query *q = uc_query_of(o);
+
+		sqe->cmd_op = BLOCK_URING_CMD_IOCTL;
+		uc_block_query(sqe, q->ioctl, q->addr ? io_u->xfer_buf : NULL);
+		break;
+	}
+	default:
+		sqe->cmd_op = NVME_URING_CMD_ADMIN;
+		uc_admin_cmd(o, FILE_ENG_DATA(f), o->cmd,
+			     (struct nvme_uring_cmd *)sqe->cmd, io_u->xfer_buf,
+			     io_u->xfer_buflen);
+		break;
+	}
+	if (o->fixedbufs && o->cmd != UC_CMD_BLOCK_QUERY) {
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = io_u->index;
+	}
+	io_uring_sqe_set_data(sqe, io_u);
+	ld->queued++;
+	return FIO_Q_QUEUED;
+}
+
+static int fio_uringcmd_commit(struct thread_data *td)
+{
+	struct uc_data *ld = td->io_ops_data;
+	int ret;
+
+	while (ld->queued) {
+		ret = io_uring_submit(&ld->ring);
+		if (ret > 0) {
+			io_u_mark_submit(td, ret);
+			ld->queued = (unsigned int)ret >= ld->queued ? 0 :
+				     ld->queued - ret;
+			continue;
+		}
+		if (ret == -EAGAIN || ret == -EINTR || ret == -EBUSY) {
+			usleep(1);
+			continue;
+		}
+		if (!ret)
+			break;
+		td_verror(td, -ret, "io_uring_submit");
+		return ret;
+	}
+	return 0;
+}
+
+/* Check an admin answer against what the ioctl said at open time. */
+static int uc_check_admin(struct thread_data *td, struct io_u *io_u,
+			  const struct io_uring_cqe *cqe)
+{
+	struct uc_options *o = td->eo;
+	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
+	const char *fname = io_u->file->file_name;
+
+	switch (o->cmd) {
+	case UC_CMD_ID_CTRL: {
+		const struct nvme_id_ctrl *id = io_u->xfer_buf;
+
+		if (id->vid != uf->id_ctrl.vid || id->ssvid != uf->id_ctrl.ssvid ||
+		    memcmp(id->sn, uf->id_ctrl.sn, sizeof(id->sn)) ||
+		    memcmp(id->mn, uf->id_ctrl.mn, sizeof(id->mn))) {
+			uc_log(td, "%s: identify-ctrl answer differs from the ioctl's: "
+			       "VID %#x SN '%.20s', expected VID %#x SN '%.20s'", fname,
+			       le16toh(id->vid), id->sn,
+			       le16toh(uf->id_ctrl.vid), uf->id_ctrl.sn);
+			return EIO;
+		}
+		break;
+	}
+	case UC_CMD_ID_NS: {
+		const struct nvme_id_ns *id = io_u->xfer_buf;
+
+		if (id->nsze != uf->id_ns.nsze || id->flbas != uf->id_ns.flbas ||
+		    memcmp(id->lbaf, uf->id_ns.lbaf, sizeof(id->lbaf))) {
+			uc_log(td, "%s: identify-ns answer differs from the ioctl's: "
+			       "NSZE %llu FLBAS %#x, expected NSZE %llu FLBAS %#x", fname,
+			       (unsigned long long)le64toh(id->nsze), id->flbas,
+			       (unsigned long long)le64toh(uf->id_ns.nsze),
+			       uf->id_ns.flbas);
+			return EIO;
+		}
+		break;
+	}
+	case UC_CMD_GET_LOG:
+		if (o->log_id == NVME_LOG_LID_SMART) {
+			const struct nvme_smart_log *s = io_u->xfer_buf;
+			unsigned int kelvin = s->temperature[0] | s->temperature[1] << 8;
+
+			/* the composite temperature is in Kelvin, never 0 */
+			if (kelvin < 173 || kelvin > 473) {
+				uc_log(td, "%s: SMART log composite temperature %u K "
+				       "is not a temperature", fname, kelvin);
+				return EIO;
+			}
+		}
+		break;
+	case UC_CMD_GET_FEATURES: {
+		__u32 dw0;
+
+		memcpy(&dw0, cqe->big_cqe, sizeof(dw0));	/* the CQE's result */
+		if (!uc_feature_volatile(o->fid) && dw0 != uf->feature) {
+			uc_log(td, "%s: get-features fid %#x answers %#x, the ioctl %#x",
+			       fname, o->fid, dw0, uf->feature);
+			return EIO;
+		}
+		break;
+	}
+	}
+	return 0;
+}
+
+static int uc_check_query(struct thread_data *td, struct io_u *io_u, int res)
+{
+	const struct uc_query *q = uc_query_of(td->eo);
+	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
+	__u64 answer = q->addr ? *(__u64 *)io_u->xfer_buf : (__u64)res;
+
+	if (answer == uf->query)
+		return 0;
+	uc_log(td, "%s: %s answers %llu, the ioctl %llu", io_u->file->file_name,
+	       q->name, (unsigned long long)answer, (unsigned long long)uf->query);
+	return EIO;
+}
+
+static void uc_complete(struct thread_data *td, struct io_u *io_u,
+			const struct io_uring_cqe *cqe)
+{
+	struct uc_options *o = td->eo;
+	int res = cqe->res;
+
+	io_u->error = 0;
+	if (res < 0 || (res > 0 && o->cmd != UC_CMD_BLOCK_QUERY)) {
+		char rs[160];
+
+		uc_res_str(res, rs, sizeof(rs));
+		if (o->cmd == UC_CMD_IO)
+			uc_log(td, "%s: %s of %llu bytes at %llu: %s",
+			       io_u->file->file_name, io_ddir_name(io_u->ddir),
+			       io_u->xfer_buflen, io_u->offset, rs);
+		else
+			uc_log(td, "%s: %s: %s", io_u->file->file_name,
+			       uc_cmd_name(o->cmd), rs);
+		io_u->error = res < 0 ? -res : EIO;
+		return;
+	}
+	if (!o->check)
+		return;
+	if (o->cmd == UC_CMD_BLOCK_QUERY)
+		io_u->error = uc_check_query(td, io_u, res);
+	else if (uc_is_admin(o->cmd))
+		io_u->error = uc_check_admin(td, io_u, cqe);
+}
+
+static unsigned int uc_reap(struct thread_data *td, unsigned int max)
+{
+	struct uc_data *ld = td->io_ops_data;
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+
+	io_uring_for_each_cqe(&ld->ring, head, cqe) {
+		struct io_u *io_u = io_uring_cqe_get_data(cqe);
+
+		n++;
+		uc_complete(td, io_u, cqe);
+		ld->events[ld->nr_events++] = io_u;
+		if (ld->nr_events == max)
+			break;
+	}
+	io_uring_cq_advance(&ld->ring, n);
+	return n;
+}
+
+static int fio_uringcmd_getevents(struct thread_data *td, unsigned int min,
+				  unsigned int max, const struct timespec *t)
+{
+	struct uc_data *ld = td->io_ops_data;
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ld->nr_events = 0;
+	for (;;) {
+		uc_reap(td, max);
+		if (ld->nr_events >= min)
+			break;
+		if (t) {
+			ts.tv_sec = t->tv_sec;
+			ts.tv_nsec = t->tv_nsec;
+			ret = io_uring_wait_cqe_timeout(&ld->ring, &cqe, &ts);
+			if (ret == -ETIME && !(ld->ring.flags & IORING_SETUP_IOPOLL))
+				break;
+		} else {
+			ret = io_uring_wait_cqe(&ld->ring, &cqe);
+		}
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -ETIME) {
+			td_verror(td, -ret, "io_uring_wait_cqe");
+			return ret;
+		}
+	}
+	return ld->nr_events;
+}
+
+static struct io_u *fio_uringcmd_event(struct thread_data *td, int event)
+{
+	struct uc_data *ld = td->io_ops_data;
+
+	return ld->events[event];
+}
+
+/* ---- setting up --------------------------------------------------------- */
+
+/* The running fio must be the one this engine was compiled against. */
+static int uc_check_fio(void)
+{
+#ifdef URINGCMD_EXTERNAL
+	if (strcmp(fio_version_string, UC_FIO_VERSION)) {
+		log_err("fio: uringcmd: this engine was built for %s, not %s; "
+			"rebuild it against this fio's source (fio-engine/README.md)\n",
+			UC_FIO_VERSION, fio_version_string);
+		return 1;
+	}
+#endif
+	return 0;
+}
+
+static int uc_check_options(struct thread_data *td)
+{
+	struct uc_options *o = td->eo;
+	const char *name = uc_cmd_name(o->cmd);
+
+	if (o->cmd != UC_CMD_IO) {
+		if (td_write(td) || td_trim(td)) {
+			log_err("fio: uringcmd: cmd=%s only reads: use rw=read or "
+				"rw=randread\n", name);
+			return 1;
+		}
+		if (td->o.verify) {	/* != VERIFY_NONE */
+			log_err("fio: uringcmd: verify= checks data written by cmd=io; "
+				"cmd=%s is checked by check=1\n", name);
+			return 1;
+		}
+	} else if (td_trim(td)) {
+		log_err("fio: uringcmd: cmd=io does not trim\n");
+		return 1;
+	}
+	if (uc_is_admin(o->cmd) && td->o.min_bs[DDIR_READ] != td->o.max_bs[DDIR_READ]) {
+		log_err("fio: uringcmd: cmd=%s needs one block size (bs=)\n", name);
+		return 1;
+	}
+	if ((o->cmd == UC_CMD_ID_CTRL || o->cmd == UC_CMD_ID_NS) &&
+	    td->o.min_bs[DDIR_READ] != NVME_IDENTIFY_DATA_SIZE) {
+		log_err("fio: uringcmd: cmd=%s transfers %d bytes: set bs=4k\n", name,
+			NVME_IDENTIFY_DATA_SIZE);
+		return 1;
+	}
+	if (o->cmd == UC_CMD_GET_LOG && (td->o.min_bs[DDIR_READ] % 4 ||
+	    td->o.min_bs[DDIR_READ] > (4ULL << 20))) {
+		log_err("fio: uringcmd: cmd=get-log reads bs= bytes of the log: a "
+			"multiple of 4, at most 4 MiB\n");
+		return 1;
+	}
+	if (o->cmd == UC_CMD_GET_FEATURES &&
+	    td->o.min_bs[DDIR_READ] < uc_feature_data_len(o->fid)) {
+		log_err("fio: uringcmd: get-features fid %#x returns %u bytes: bs= "
+			"must hold them\n", o->fid, uc_feature_data_len(o->fid));
+		return 1;
+	}
+	if (o->cmd == UC_CMD_BLOCK_QUERY && td->o.min_bs[DDIR_READ] < 8) {
+		log_err("fio: uringcmd: cmd=block-query needs bs=8 or more\n");
+		return 1;
+	}
+	if (o->fixedbufs && !o->nonvectored) {
+		log_err("fio: uringcmd: fixedbufs needs nonvectored=1 (registered "
+			"buffers are not vectored)\n");
+		return 1;
+	}
+	if (o->registerfiles && td->o.nr_files != td->o.open_files) {
+		log_err("fio: uringcmd: registerfiles needs nr_files == open_files\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int fio_uringcmd_init(struct thread_data *td)
+{
+	struct uc_options *o = td->eo;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct uc_data *ld;
+	int ret;
+
+	if (uc_check_fio() || uc_check_options(td))
+		return 1;
+
+	ld = calloc(1, sizeof(*ld));
+	if (!ld)
+		return 1;
+	td->io_ops_data = ld;
+	ld->io_us = calloc(td->o.iodepth, sizeof(*ld->io_us));
+	ld->events = calloc(td->o.iodepth, sizeof(*ld->events));
+	ld->iovs = calloc(td->o.iodepth, sizeof(*ld->iovs));
+	if (!ld->io_us || !ld->events || !ld->iovs)
+		return 1;
+
+	if (o->hipri)
+		p.flags |= IORING_SETUP_IOPOLL;
+	if (o->sqpoll_thread) {
+		p.flags |= IORING_SETUP_SQPOLL;
+		if (o->sqpoll_cpu_set) {
+			p.flags |= IORING_SETUP_SQ_AFF;
+			p.sq_thread_cpu = o->sqpoll_cpu;
+		}
+	}
+	ret = io_uring_queue_init_params(td->o.iodepth, &ld->ring, &p);
+	if (ret) {
+		log_err("fio: uringcmd: io_uring_queue_init (SQE128|CQE32%s%s): %s%s\n",
+			o->hipri ? "|IOPOLL" : "", o->sqpoll_thread ? "|SQPOLL" : "",
+			strerror(-ret), ret == -EINVAL ?
+			" (needs Linux 6.0 or later for SQE128/CQE32)" : "");
+		td_verror(td, -ret, "io_uring_queue_init");
+		return 1;
+	}
+	ld->ring_ok = true;
+
+	if (o->registerfiles) {
+		ret = io_uring_register_files_sparse(&ld->ring, td->o.nr_files);
+		if (ret) {
+			td_verror(td, -ret, "io_uring_register_files_sparse");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int fio_uringcmd_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	struct uc_data *ld = td->io_ops_data;
+
+	ld->io_us[io_u->index] = io_u;
+	return 0;
+}
+
+/* The I/O buffers exist only now: register them for fixedbufs. */
+static int fio_uringcmd_post_init(struct thread_data *td)
+{
+	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
+	struct iovec *iovs;
+	unsigned int i;
+	int ret;
+
+	if (!o->fixedbufs)
+		return 0;
+	iovs = calloc(td->o.iodepth, sizeof(*iovs));
+	if (!iovs)
+		return 1;
+	for (i = 0; i < td->o.iodepth; i++) {
+		iovs[i].iov_base = ld->io_us[i]->buf;
+		iovs[i].iov_len = td_max_bs(td);
+	}
+	ret = io_uring_register_buffers(&ld->ring, iovs, td->o.iodepth);
+	free(iovs);
+	if (ret) {
+		log_err("fio: uringcmd: fixedbufs: io_uring_register_buffers: %s%s\n",
+			strerror(-ret), ret == -ENOMEM ?
+			" (raise ulimit -l, or use smaller iodepth/bs)" : "");
+		td_verror(td, -ret, "io_uring_register_buffers");
+		return 1;
+	}
+	return 0;
+}
+
+static void fio_uringcmd_cleanup(struct thread_data *td)
+{
+	struct uc_data *ld = td->io_ops_data;
+
+	if (!ld)
+		return;
+	if (ld->ring_ok)
+		io_uring_queue_exit(&ld->ring);
+	free(ld->io_us);
+	free(ld->events);
+	free(ld->iovs);
+	free(ld);
+	td->io_ops_data = NULL;
+}
+
+static int fio_uringcmd_sqpoll_cb(void *data, unsigned long long *val)
+{
+	struct uc_options *o = data;
+
+	o->sqpoll_cpu = *val;
+	o->sqpoll_cpu_set = 1;
+	return 0;
+}
+
+static struct fio_option options[] = {
+	{
+		.name	= "cmd",
+		.lname	= "uring_cmd to issue",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct uc_options, cmd),
+		.help	= "The command each I/O unit issues",
+		.def	= "io",
+		.posval = {
+			  { .ival = "io",
+			    .oval = UC_CMD_IO,
+			    .help = "NVMe Read/Write (Flush for fsync=) passthrough on the block node, per rw=",
+			  },
+			  { .ival = "identify-ctrl",
+			    .oval = UC_CMD_ID_CTRL,
+			    .help = "NVMe Identify Controller (bs=4k)",
+			  },
+			  { .ival = "identify-ns",
+			    .oval = UC_CMD_ID_NS,
+			    .help = "NVMe Identify Namespace (bs=4k)",
+			  },
+			  { .ival = "get-log",
+			    .oval = UC_CMD_GET_LOG,
+			    .help = "NVMe Get Log Page log_id, bs= bytes of it",
+			  },
+			  { .ival = "get-features",
+			    .oval = UC_CMD_GET_FEATURES,
+			    .help = "NVMe Get Features fid (current value)",
+			  },
+			  { .ival = "block-query",
+			    .oval = UC_CMD_BLOCK_QUERY,
+			    .help = "Block device query block_query= (any block device)",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "log_id",
+		.lname	= "Log page identifier",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, log_id),
+		.help	= "Log page of cmd=get-log (2: SMART / health)",
+		.def	= "2",
+		.minval	= 0,
+		.maxval	= 255,
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "fid",
+		.lname	= "Feature identifier",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, fid),
+		.help	= "Feature of cmd=get-features (7: number of queues)",
+		.def	= "7",
+		.minval	= 0,
+		.maxval	= 255,
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "block_query",
+		.lname	= "Block device query",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct uc_options, query),
+		.help	= "The ioctl cmd=block-query asks (BLOCK_URING_CMD_IOCTL)",
+		.def	= "BLKBSZGET",
+		.posval = {
+			  { .ival = "BLKBSZGET", .oval = 0, .help = "soft block size" },
+			  { .ival = "BLKSSZGET", .oval = 1, .help = "logical block size" },
+			  { .ival = "BLKPBSZGET", .oval = 2, .help = "physical block size" },
+			  { .ival = "BLKIOMIN", .oval = 3, .help = "minimum I/O size" },
+			  { .ival = "BLKIOOPT", .oval = 4, .help = "optimal I/O size" },
+			  { .ival = "BLKROGET", .oval = 5, .help = "read-only flag" },
+			  { .ival = "BLKDISCARDZEROES", .oval = 6, .help = "discard zeroes (0)" },
+			  { .ival = "BLKSECTGET", .oval = 7, .help = "max sectors per request" },
+			  { .ival = "BLKROTATIONAL", .oval = 8, .help = "rotational flag" },
+			  { .ival = "BLKGETSIZE64", .oval = 9, .help = "size in bytes (via addr)" },
+			  { .ival = "BLKGETSIZE", .oval = 10, .help = "size in sectors (via addr)" },
+			  { .ival = "BLKGETDISKSEQ", .oval = 11, .help = "disk sequence number (via addr)" },
+			  { .ival = "BLKRAGET", .oval = 12, .help = "read-ahead in sectors (via addr)" },
+			  { .ival = "BLKALIGNOFF", .oval = 13, .help = "alignment offset (via addr)" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "check",
+		.lname	= "Check answers",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, check),
+		.help	= "Compare each admin answer or block query with the ioctl's",
+		.def	= "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "hipri",
+		.lname	= "High Priority",
+		.type	= FIO_OPT_STR_SET,
+		.off1	= offsetof(struct uc_options, hipri),
+		.help	= "Use polled IO completions (IORING_SETUP_IOPOLL)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "fixedbufs",
+		.lname	= "Fixed (pre-mapped) IO buffers",
+		.type	= FIO_OPT_STR_SET,
+		.off1	= offsetof(struct uc_options, fixedbufs),
+		.help	= "Pre map IO buffers (IORING_URING_CMD_FIXED)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "registerfiles",
+		.lname	= "Register file set",
+		.type	= FIO_OPT_STR_SET,
+		.off1	= offsetof(struct uc_options, registerfiles),
+		.help	= "Pre-open/register files",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "sqthread_poll",
+		.lname	= "Kernel SQ thread polling",
+		.type	= FIO_OPT_STR_SET,
+		.off1	= offsetof(struct uc_options, sqpoll_thread),
+		.help	= "Offload submission/completion to kernel thread",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "sqthread_poll_cpu",
+		.lname	= "SQ Thread Poll CPU",
+		.type	= FIO_OPT_INT,
+		.cb	= fio_uringcmd_sqpoll_cb,
+		.help	= "What CPU to run SQ thread polling on",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "nonvectored",
+		.lname	= "Non-vectored",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, nonvectored),
+		.def	= "1",
+		.help	= "Use NVME_URING_CMD_IO (1) or NVME_URING_CMD_IO_VEC (0)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= NULL,
+	},
+};
+
+#ifdef URINGCMD_EXTERNAL
+/* fio dlopen()s a bare engine name and looks up this symbol. */
+struct ioengine_ops ioengine = {
+#else
+static struct ioengine_ops ioengine = {
+#endif
+	.name			= "uringcmd",
+	.version		= FIO_IOOPS_VERSION,
+	.flags			= FIO_NO_OFFLOAD | FIO_MEMALIGN | FIO_RAWIO | FIO_NOEXTEND,
+	.init			= fio_uringcmd_init,
+	.post_init		= fio_uringcmd_post_init,
+	.io_u_init		= fio_uringcmd_io_u_init,
+	.queue			= fio_uringcmd_queue,
+	.commit			= fio_uringcmd_commit,
+	.getevents		= fio_uringcmd_getevents,
+	.event			= fio_uringcmd_event,
+	.cleanup		= fio_uringcmd_cleanup,
+	.open_file		= fio_uringcmd_open_file,
+	.close_file		= fio_uringcmd_close_file,
+	.get_file_size		= generic_get_file_size,
+	.options		= options,
+	.option_struct_size	= sizeof(struct uc_options),
+};
+
+#ifndef URINGCMD_EXTERNAL
+static void fio_init fio_uringcmd_register(void)
+{
+	register_ioengine(&ioengine);
+}
+
+static void fio_exit fio_uringcmd_unregister(void)
+{
+	unregister_ioengine(&ioengine);
+}
+#endif
