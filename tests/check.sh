@@ -21,8 +21,9 @@ mkdir -p "$results"
 log=$results/summary.log
 : >"$log"
 
-# Host side: checkpatch over both series.
+# Host side: checkpatch over both series; the fio engine on this kernel.
 "$top/tests/checkpatch.sh" | tee -a "$log" || true
+"$top/tests/fio-host.sh" | tee -a "$log" || true
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
 # tests/run.sh; TAG, if not empty, is appended to every test name.

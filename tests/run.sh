@@ -13,7 +13,7 @@
 #
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
-#   nvme_*    once: NVME_DEV NVME_CHAR NVME_CTRL; nvme_bdev_* once more on
+#   nvme_*, fio_*  once: NVME_DEV NVME_CHAR NVME_CTRL; nvme_bdev_* once more on
 #             the head node of an nvmet subsystem (tests/nvmet.sh)
 #   fabrics_* once, on that head node, after the nvme_bdev_* there
 #   others    once, no arguments
@@ -35,6 +35,9 @@
 #                      name (without [dev]) matches one
 #   TEST_FABRICS       0: no nvmet target, no fabrics runs (1)
 #   TEST_REQUIRE_NVME  1: fail if TEST_NVME_DEV never appears (0: tests skip)
+#   TEST_FIO           fio with ioengine=uringcmd built in (build/fio/src/fio)
+#   TEST_FIO_LIB       folder of the engine built for the system fio
+#                      (build/fio/lib)
 #
 # A test fails, whatever its exit code, if the kernel log written after its
 # "uringcmd-test: start NAME" marker matches SPLAT_RE, or if the kernel's
@@ -64,6 +67,13 @@ nvme_base=${nvme_dev##*/}
 nvme_char=${TEST_NVME_CHAR:-/dev/ng${nvme_base#nvme}}
 nvme_ctrl=${TEST_NVME_CTRL:-/dev/nvme0}
 nullb_dev=${TEST_NULLB_DEV:-/dev/nullb0}
+
+# What the fio_* tests use, from the checkout this script lives in.
+export TEST_FIO=${TEST_FIO:-$here/../build/fio/src/fio}
+export TEST_FIO_LIB=${TEST_FIO_LIB:-$here/../build/fio/lib}
+export TEST_FIO_EXAMPLES=$here/../fio-engine/examples
+export TEST_LIB=$here/lib
+export TEST_NULLB_DEV=$nullb_dev
 
 npass=0
 nfail=0
@@ -380,7 +390,7 @@ for bin in "$bindir"/*; do
 			run_test "${test}[${dev##*/}]" "$bin" "$dev"
 		done
 		;;
-	nvme_*)
+	nvme_*|fio_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
 	*)

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The fio engine's checks that run on the host, whose kernel does not have
+# the uringcmd series (nothing built here is ever loaded into it):
+#   fio_enghelp[host]         fio --enghelp=uringcmd lists the options, with
+#                             the built-in engine and with /usr/bin/fio
+#                             loading build/fio/lib/uringcmd by name
+#   fio_unpatched_kernel[host] a block-query job on a loop device fails at
+#                             once with one line saying the kernel lacks
+#                             the series
+# Prints PASS/FAIL/SKIP lines as tests/run.sh does.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+fio=$top/build/fio/src/fio
+lib=$top/build/fio/lib
+work=$(mktemp -d /tmp/uringcmd-fio-host.XXXXXX)
+loopdev=
+cleanup() {
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+verdict() { echo "$1 $2${3:+: $3}"; }
+
+enghelp() {
+	local name='fio_enghelp[host]' bin
+	for bin in "$fio" "LD_LIBRARY_PATH=$lib /usr/bin/fio"; do
+		# shellcheck disable=SC2086 # "VAR=value prog" split on purpose
+		if ! env $bin --enghelp=uringcmd >"$work/help" 2>&1 ||
+			! grep -q '^cmd  *: The command each I/O unit issues' "$work/help" ||
+			! grep -q '^block_query ' "$work/help"; then
+			verdict FAIL "$name" "$bin --enghelp=uringcmd: $(head -n 2 "$work/help" | tr '\n' ' ')"
+			return
+		fi
+	done
+	verdict PASS "$name"
+}
+
+unpatched_kernel() {
+	local name='fio_unpatched_kernel[host]' rc=0
+	truncate -s 16M "$work/disk"
+	if ! loopdev=$(losetup --find --show "$work/disk" 2>/dev/null); then
+		verdict SKIP "$name" "no loop device on this host"
+		return
+	fi
+	timeout -k 5 60 "$fio" --name=h --ioengine=uringcmd --cmd=block-query \
+		--filename="$loopdev" --rw=read --bs=4k --number_ios=4 \
+		>"$work/out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		verdict FAIL "$name" "fio succeeded on $(uname -r): does this kernel have the series?"
+	elif [ "$rc" -ge 124 ]; then
+		verdict FAIL "$name" "fio exited $rc (timeout or signal)"
+	elif ! grep -q "BLKBSZGET through io_uring failed: .*: this kernel does not answer BLOCK_URING_CMD_IOCTL (it needs the uringcmd series" "$work/out"; then
+		verdict FAIL "$name" "no clear message: $(grep -m 2 'fio:' "$work/out" | tr '\n' ' ')"
+	else
+		verdict PASS "$name"
+	fi
+}
+
+if [ ! -x "$fio" ]; then
+	verdict FAIL fio_engine_host "$fio missing: make fio"
+	exit 0
+fi
+enghelp
+unpatched_kernel

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check a fio JSON output file against what a job was meant to do.
+
+    fio_check.py OUT.json JOB:DIR:IOS [JOB:DIR:IOS...]
+
+For each JOB (its name), the DIR ("read" or "write") side must show exactly
+IOS completed I/Os, and the job no error; every job of the file must have
+latency figures (completion latency mean and the 50/99/99.9th percentiles)
+for each side that did I/O. Prints one line saying what differs and exits 1,
+or exits 0 silently.
+"""
+import json
+import sys
+
+PCTS = ("50.000000", "99.000000", "99.900000")
+
+
+def fail(msg):
+    print(f"fio_check: {msg}")
+    sys.exit(1)
+
+
+def main():
+    if len(sys.argv) < 3:
+        fail("usage: fio_check.py OUT.json JOB:DIR:IOS...")
+    try:
+        with open(sys.argv[1]) as f:
+            text = f.read()
+        # fio may print notes before the JSON document
+        data = json.loads(text[text.index("{"):])
+    except (OSError, ValueError) as e:
+        fail(f"{sys.argv[1]}: no fio JSON output ({e})")
+    jobs = {j["jobname"]: j for j in data.get("jobs", [])}
+    for spec in sys.argv[2:]:
+        name, ddir, ios = spec.split(":")
+        job = jobs.get(name)
+        if job is None:
+            fail(f"job {name} missing from the output (jobs: {', '.join(jobs)})")
+        if job.get("error", 0):
+            fail(f"job {name}: error {job['error']}")
+        got = job[ddir]["total_ios"]
+        if got != int(ios):
+            fail(f"job {name}: {got} {ddir} I/Os, expected {ios}")
+    for name, job in jobs.items():
+        for ddir in ("read", "write"):
+            side = job[ddir]
+            if not side["total_ios"]:
+                continue
+            clat = side.get("clat_ns", {})
+            if not clat.get("mean", 0) > 0:
+                fail(f"job {name}: no {ddir} completion latency")
+            pct = clat.get("percentile", {})
+            missing = [p for p in PCTS if not pct.get(p, 0) > 0]
+            if missing:
+                fail(f"job {name}: {ddir} latency percentiles {missing} missing")
+            if not side.get("iops", 0) > 0:
+                fail(f"job {name}: no {ddir} IOPS")
+
+
+main()
