@@ -25,9 +25,9 @@ DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
 	iproute2 util-linux procps shellcheck rsync \
-	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3
+	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox
 
-.PHONY: help deps kernel headers tests fio demo run check checkpatch bisect \
+.PHONY: help deps kernel headers tests fio bench-progs bench demo run check checkpatch bisect \
 	export-patches clean distclean
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
+	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~15 min)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          build every commit of both series on its own'
 	@echo 'make export-patches  re-export both series from build/linux'
@@ -70,6 +71,13 @@ tests: headers
 fio: headers
 	@fio-engine/build.sh $(BUILD)/fio $(HEADERS)/include
 
+bench-progs: headers
+	@$(MAKE) -s -C bench O=$(BUILD)/bench HDRS=$(HEADERS)/include
+
+# Not part of check: it wants an idle machine and takes minutes.
+bench: bench-progs fio
+	@bench/bench.sh
+
 demo: headers
 	@$(MAKE) -s -C demo O=$(BUILD)/demo HDRS=$(HEADERS)/include
 
@@ -82,7 +90,7 @@ checkpatch: kernel
 bisect: kernel
 	@kernel/bisect.sh
 
-check: tests fio
+check: tests fio bench-progs
 	@tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT)
 

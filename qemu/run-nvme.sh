@@ -18,6 +18,8 @@ in the guest and is the working directory.
       --size MB         size of each namespace (default 256)
       --null            back namespaces with null-co (read-zeroes) instead of
                         image files under build/nvme/
+      --null-last       back only the last namespace with null-co (a floor
+                        for benchmarks beside file-backed ones)
       --subsys          two controllers in one nvme-subsys sharing namespace 1
                         (multipath: its block node is the head node, the
                         paths are nvmeXcYn1; other namespaces are private)
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
 	-n|--namespaces) namespaces=$2; shift ;;
 	--size) size=$2; shift ;;
 	--null) null=1 ;;
+	--null-last) null=last ;;
 	--subsys) subsys=1 ;;
 	--mdts) mdts=$2; shift ;;
 	--queues) queues=$2; shift ;;
@@ -109,7 +112,7 @@ nvme_args() {
 	[ "$subsys" = 1 ] && private=,shared=off
 	mkdir -p "$top/build/nvme"
 	for i in $(seq 1 "$namespaces"); do
-		if [ "$null" = 1 ]; then
+		if [ "$null" = 1 ] || { [ "$null" = last ] && [ "$i" = "$namespaces" ]; }; then
 			qargs+=(-blockdev "driver=null-co,node-name=ns$i,size=$((size << 20)),read-zeroes=on")
 		else
 			local img=$top/build/nvme/ns$i.img

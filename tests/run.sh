@@ -13,8 +13,9 @@
 #
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
-#   nvme_*, fio_*  once: NVME_DEV NVME_CHAR NVME_CTRL; nvme_bdev_* once more on
-#             the head node of an nvmet subsystem (tests/nvmet.sh)
+#   nvme_*, fio_*, bench_*  once: NVME_DEV NVME_CHAR NVME_CTRL;
+#             nvme_bdev_* once more on the head node of an nvmet
+#             subsystem (tests/nvmet.sh)
 #   fabrics_* once, on that head node, after the nvme_bdev_* there
 #   others    once, no arguments
 #
@@ -74,6 +75,8 @@ export TEST_FIO_LIB=${TEST_FIO_LIB:-$here/../build/fio/lib}
 export TEST_FIO_EXAMPLES=$here/../fio-engine/examples
 export TEST_LIB=$here/lib
 export TEST_NULLB_DEV=$nullb_dev
+export TEST_BENCH_DIR=${TEST_BENCH_DIR:-$here/../build/bench}
+export TEST_BENCH_RUN=$here/../bench/run.sh
 
 npass=0
 nfail=0
@@ -390,7 +393,7 @@ for bin in "$bindir"/*; do
 			run_test "${test}[${dev##*/}]" "$bin" "$dev"
 		done
 		;;
-	nvme_*|fio_*)
+	nvme_*|fio_*|bench_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
 	*)

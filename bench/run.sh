@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One benchmark boot, inside the guest: every command path measured side by
+# side, written as one JSON document (bench/report.py's input).
+#
+#   run.sh BENCHDIR OUT.json [BOOT]
+#
+# BENCHDIR holds uc_bench (build/bench). The guest must have, as
+# bench/bench.sh boots it: /dev/nvme0n1 file-backed, /dev/nvme0n2 null-co
+# (the controller's own service time), nvme.poll_queues=1 for IOPOLL.
+# Environment: BENCH_N (measured commands per point, 10000), BENCH_FIO
+# (fio with the uringcmd engine: build/fio/src/fio), BENCH_ACCEL (tcg|kvm,
+# recorded), BENCH_QUICK=1 (QD 1 and the largest only: for the tests).
+set -eu
+
+[ $# -ge 2 ] || { echo "usage: $0 BENCHDIR OUT.json [BOOT]" >&2; exit 2; }
+bin=$1/uc_bench
+out=$2
+boot=${3:-1}
+here=$(cd "$(dirname "$0")" && pwd)
+fio=${BENCH_FIO:-$here/../build/fio/src/fio}
+n=${BENCH_N:-10000}
+dev=${BENCH_DEV:-/dev/nvme0n1}
+base=${dev##*/}
+chr=/dev/ng${base#nvme}
+ctrl=/dev/${base%n*}
+nulldev=${BENCH_NULL_DEV:-/dev/nvme0n2}
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+
+[ -x "$bin" ] || die "$bin missing: make bench-progs"
+[ -b "$dev" ] || die "$dev is not a block device"
+[ -c "$chr" ] || die "$chr (the namespace's char device) missing"
+[ -c "$ctrl" ] || die "$ctrl (the controller) missing"
+[ -x "$fio" ] || die "$fio missing: make fio"
+
+work=$(mktemp -d /tmp/uringcmd-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+lines=$work/results.jsonl
+: >"$lines"
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	qds="1 32"
+	batches="1 64"
+else
+	qds="1 4 16 32"
+	batches="1 8 32 64"
+fi
+poll=$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || echo 0)
+
+# m GROUP PATH LABEL UC_BENCH-ARGS...: one measurement point
+m() {
+	local g=$1 p=$2 l=$3
+	shift 3
+	"$bin" -g "$g" -p "$p" -l "$l" -n "$n" "$@" >>"$lines" ||
+		die "uc_bench $* failed (group $g, path $p)"
+}
+
+# The floor: io_uring itself, then the emulated device with nothing behind.
+m floor nop "io_uring NOP" nop
+if [ -b "$nulldev" ]; then
+	for qd in 1 32; do
+		m floor nullco-read "4 KiB O_DIRECT read, null-co namespace" -q "$qd" read uring "$nulldev"
+	done
+fi
+
+# Admin commands at each QD: the three paths one after the other.
+for what in identify smart; do
+	for qd in $qds; do
+		m "$what" ioctl-bdev "sync NVME_IOCTL_ADMIN_CMD on $dev ($qd threads)" \
+			-q "$qd" admin ioctl "$dev" "$what"
+		m "$what" uring-char "uring_cmd on $ctrl (upstream)" -q "$qd" admin uring "$ctrl" "$what"
+		m "$what" uring-bdev "uring_cmd on $dev (this project)" -q "$qd" admin uring "$dev" "$what"
+	done
+done
+
+m query ioctl "ioctl(BLKBSZGET) per call" query ioctl "$dev"
+for b in $batches; do
+	m query uring "BLOCK_URING_CMD_IOCTL, batches of $b" -q "$b" query uring "$dev"
+done
+
+for qd in 1 32; do
+	for p in "" -P; do
+		if [ -n "$p" ] && [ "$poll" = 0 ]; then
+			continue
+		fi
+		m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
+		m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
+		m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
+	done
+done
+
+# The same reads through fio's engines: total latency (submission to
+# completion), as uc_bench measures it.
+fio_point() {
+	local path=$1 label=$2 qd=$3 file=$4
+	shift 4
+	"$fio" --output-format=json --output="$work/fio.json" --name="$path" \
+		--filename="$file" --rw=randread --bs=4k --size=256M --iodepth="$qd" \
+		--number_ios="$n" --lat_percentiles=1 \
+		--clat_percentiles=0 --randrepeat=0 --norandommap \
+		--percentile_list=1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.99 \
+		"$@" >"$work/fio.out" 2>&1 ||
+		die "fio $path qd $qd failed: $(grep -m 1 'fio:' "$work/fio.out" "$work/fio.json")"
+	python3 - "$work/fio.json" "$path" "$label" "$qd" "$file" >>"$lines" <<-'EOF'
+	import json, sys
+	f, path, label, qd, dev = sys.argv[1:]
+	text = open(f).read()
+	job = json.loads(text[text.index("{"):])["jobs"][0]
+	r = job["read"]
+	lat = r["lat_ns"]
+	# fio's percentiles are histogram bucket values: keep them in [min, max]
+	pct = {float(k): min(max(v, lat["min"]), lat["max"]) for k, v in lat["percentile"].items()}
+	cdf = [[lat["min"], 0.0]] + [[v, k / 100] for k, v in sorted(pct.items())] + [[lat["max"], 1.0]]
+	print(json.dumps({"group": "fio", "path": path, "label": label, "dev": dev,
+	                  "qd": int(qd), "iopoll": False, "n": r["total_ios"], "iops": r["iops"],
+	                  "lat_ns": {"mean": lat["mean"], "min": lat["min"], "p50": pct[50.0],
+	                             "p99": pct[99.0], "p999": pct[99.9], "max": lat["max"]},
+	                  "cdf": cdf}))
+	EOF
+}
+
+for qd in 1 32; do
+	fio_point fio-uringcmd-bdev "fio ioengine=uringcmd on $dev" "$qd" "$dev" \
+		--ioengine=uringcmd
+	fio_point fio-io_uring_cmd-ng "fio ioengine=io_uring_cmd on $chr" "$qd" "$chr" \
+		--ioengine=io_uring_cmd --cmd_type=nvme
+	fio_point fio-io_uring-bdev "fio ioengine=io_uring, O_DIRECT, on $dev" "$qd" "$dev" \
+		--ioengine=io_uring --direct=1
+done
+
+python3 - "$lines" "$out" "$boot" "${BENCH_ACCEL:-tcg}" <<'EOF'
+import json, os, sys
+lines, out, boot, accel = sys.argv[1:]
+results = [json.loads(l) for l in open(lines) if l.strip()]
+mem = 0
+for l in open("/proc/meminfo"):
+    if l.startswith("MemTotal:"):
+        mem = int(l.split()[1]) // 1024
+doc = {"boot": int(boot), "kernel": os.uname().release, "accel": accel,
+       "guest_cpus": os.cpu_count(), "guest_mem_mb": mem, "results": results}
+with open(out, "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+EOF
