@@ -539,6 +539,7 @@ def md_setup(ctx):
         ("Guest CPUs", boot_values(boots, "guest_cpus")),
         ("Guest memory (MiB)", boot_values(boots, "guest_mem_mb")),
         ("Boots", nboots),
+        ("Guest kernel command line", env_value(env, "guest_cmdline")),
         ("Counts", env_value(env, "counts")),
         ("Commands per measurement",
          fmt_span(span(ns), lambda v: f"{v:,.0f}") if ns else "unknown"),
@@ -661,7 +662,15 @@ def md_raw(ctx):
         for n in names)
     where = os.path.relpath(rdir, outdir)
     where = "next to this file" if where == "." else f"in `{where}/`"
-    return ["## Raw data", "", f"Raw data: {links}, {where}.", ""]
+    lines = ["## Raw data", "", f"Raw data: {links}, {where}.", ""]
+    profiles = sorted(n for n in os.listdir(rdir)
+                      if n.startswith("profile-") and n.endswith(".txt"))
+    if profiles:
+        lines += ["Profiles (perf, cpu-clock, in a separate boot; "
+                  "bench/profile.sh): " + ", ".join(
+                      f"[{n[8:-4]}]({os.path.relpath(os.path.join(rdir, n), outdir)})"
+                      for n in profiles) + ".", ""]
+    return lines
 
 
 def render(ctx):
