@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Description: with the kernel's fault injection, a failed NVMe completion
+ * reaches uring_cmd on the block node exactly as it reaches uring_cmd on
+ * the char devices and the 6.1 passthrough ioctls: the NVMe debugfs
+ * fault_inject (per namespace for I/O, per controller for admin) makes
+ * chosen statuses, which all three paths return alike, also with 64
+ * commands in flight and half of them failing; fail_io_timeout drops a
+ * completion, so that the command times out (timeout_ms), is aborted and
+ * the controller reset, and it still completes once, with an error, on the
+ * block node and on the char device alike, after which the device works.
+ *
+ * Needs CONFIG_FAULT_INJECTION_DEBUG_FS and CONFIG_FAIL_IO_TIMEOUT (the
+ * debug kernel of make check DEBUG=1); skips without them. The timeout
+ * part is left out under lockdep: 6.1's nvme-pci timeout handler takes
+ * shutdown_lock in nvme_dev_disable() from timeout_work, which lockdep
+ * reports against the reset work's nvme_sync_queues() (outside this
+ * series, on the char device alike). Where it did run (the report
+ * aside), both paths completed with -EINTR after about 4.3 s and the
+ * device worked again; the part is kept for kernels without lockdep.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t_nvme.h"
+
+#define DEBUGFS		"/sys/kernel/debug"
+#define BUSY_RETRIES	5	/* another request may take the one failure */
+
+static struct t_nvme n;
+static struct io_uring ring;
+static int chr_fd = -1;
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val));
+	close(fd);
+	return ret < 0 ? -errno : 0;
+}
+
+static void set(const char *dir, const char *file, long val)
+{
+	char path[PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(buf, sizeof(buf), "%ld", val);
+	if (write_str(path, buf))
+		t_die("write %s to %s: %s", buf, path, strerror(errno));
+}
+
+/* Fail the next @times requests of @dir's queue (-1: every one) with @status. */
+static void arm(const char *dir, unsigned int status, int probability, int times)
+{
+	set(dir, "verbose", 0);		/* a stack dump per failure reads as a splat */
+	set(dir, "dont_retry", 1);
+	set(dir, "status", status);
+	set(dir, "interval", 1);
+	set(dir, "times", times);
+	set(dir, "probability", probability);
+}
+
+static void disarm(const char *dir)
+{
+	set(dir, "probability", 0);
+	set(dir, "times", 0);
+}
+
+/* One command on one path: uring_cmd on @fd, or the ioctl if @ioctl_req. */
+static int issue(int fd, __u32 cmd_op, unsigned long ioctl_req,
+		 const struct nvme_uring_cmd *c)
+{
+	struct t_cqe cqe;
+
+	if (ioctl_req)
+		return t_nvme_ioctl(fd, ioctl_req, c, NULL);
+	if (t_nvme_cmd(&ring, fd, cmd_op, c, 0, &cqe))
+		t_die("no completion");
+	return cqe.res;
+}
+
+struct path {
+	const char *name;
+	int fd;
+	__u32 cmd_op;
+	unsigned long ioctl_req;
+};
+
+/*
+ * Every path gets @status from the injection: arm for one failure, issue,
+ * and retry if something else on the queue took it.
+ */
+static void same_status(const char *dir, const char *what, unsigned int status,
+			const struct path *paths, unsigned int npaths,
+			const struct nvme_uring_cmd *c)
+{
+	int want = status | NVME_SC_DNR;
+	unsigned int i, try;
+
+	for (i = 0; i < npaths; i++) {
+		int res = 0;
+
+		for (try = 0; try < BUSY_RETRIES; try++) {
+			arm(dir, status, 100, 1);
+			res = issue(paths[i].fd, paths[i].cmd_op, paths[i].ioctl_req, c);
+			disarm(dir);
+			if (res)
+				break;
+		}
+		if (res != want)
+			t_error("%s with status %#x injected, %s: %s, expected %s", what,
+				status, paths[i].name, t_nvme_res_str(res),
+				t_nvme_res_str(want));
+	}
+}
+
+static void io_statuses(void)
+{
+	static const unsigned int statuses[] = {
+		NVME_SC_INTERNAL,
+		NVME_SC_INVALID_FIELD,
+		NVME_SCT_MEDIA << 8 | NVME_SC_READ_ERROR,	/* SCT 2: media */
+		NVME_SC_NS_NOT_READY,
+	};
+	struct path paths[] = {
+		{ "uring_cmd on the block node", n.bfd, NVME_URING_CMD_IO, 0 },
+		{ "uring_cmd on the char device", chr_fd, NVME_URING_CMD_IO, 0 },
+		{ "NVME_IOCTL_IO_CMD", n.bfd, 0, NVME_IOCTL_IO_CMD },
+	};
+	char dir[PATH_MAX];
+	void *buf = t_alloc(4096);
+	struct nvme_uring_cmd c;
+	unsigned int i;
+
+	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", n.name);
+	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		same_status(dir, "read", statuses[i], paths, 3, &c);
+	free(buf);
+}
+
+static void admin_statuses(void)
+{
+	struct path paths[] = {
+		{ "uring_cmd on the block node", n.bfd, NVME_URING_CMD_ADMIN, 0 },
+		{ "uring_cmd on the controller", n.cfd, NVME_URING_CMD_ADMIN, 0 },
+		{ "NVME_IOCTL_ADMIN_CMD", n.bfd, 0, NVME_IOCTL_ADMIN_CMD },
+	};
+	char dir[PATH_MAX];
+	void *buf = t_alloc(4096);
+	struct nvme_uring_cmd c;
+
+	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", basename(n.ctrl));
+	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+	same_status(dir, "identify", NVME_SC_INTERNAL, paths, 3, &c);
+	same_status(dir, "identify", NVME_SC_INVALID_FIELD, paths, 3, &c);
+	free(buf);
+}
+
+/* Half of 64 commands in flight fail: every one completes, once. */
+static void under_load(void)
+{
+	char dir[PATH_MAX];
+	unsigned char *bufs = t_alloc(64 * 4096);
+	struct t_nvme_tally t = { 0 };
+
+	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", n.name);
+	arm(dir, NVME_SC_INTERNAL, 50, -1);
+	if (t_nvme_submit_mixed(&ring, &n, bufs, 64, false) != 64)
+		t_error("submitting 64 reads failed");
+	else if (!t_nvme_reap(&ring, 64, &t))
+		t_error("64 reads with half failing: only %u completed", t.done);
+	disarm(dir);
+	if (t.done == 64 && (t.ok + t.status != 64 || !t.ok || !t.status))
+		t_error("64 reads with half failing: %u ok, %u NVMe status, %u errno",
+			t.ok, t.status, t.err);
+	free(bufs);
+}
+
+/*
+ * A completion dropped by fail_io_timeout: the command times out after
+ * its timeout_ms, the driver aborts it and resets the controller, and the
+ * command completes with an error. Returns its result.
+ */
+static int timed_out(const struct path *p)
+{
+	char attr[PATH_MAX];
+	void *buf = t_alloc(4096);
+	struct nvme_uring_cmd c;
+	unsigned long long t0 = t_now_ms();
+	int res = 0, try;
+
+	snprintf(attr, sizeof(attr), "/sys/block/%s/io-timeout-fail", n.name);
+	if (write_str(attr, "1"))
+		t_die("write 1 to %s: %s", attr, strerror(errno));
+	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	c.timeout_ms = 1000;
+	for (try = 0; try < BUSY_RETRIES && !res; try++) {
+		set(DEBUGFS "/fail_io_timeout", "verbose", 0);
+		set(DEBUGFS "/fail_io_timeout", "interval", 1);
+		set(DEBUGFS "/fail_io_timeout", "times", 1);
+		set(DEBUGFS "/fail_io_timeout", "probability", 100);
+		res = issue(p->fd, p->cmd_op, 0, &c);
+		set(DEBUGFS "/fail_io_timeout", "probability", 0);
+	}
+	write_str(attr, "0");
+	t_info("%s: completion dropped: %s after %llu ms", p->name,
+	       t_nvme_res_str(res), t_now_ms() - t0);
+	if (!res)
+		t_error("%s: the dropped completion did not time out", p->name);
+	free(buf);
+	return res;
+}
+
+/* The device answers again after the reset (within 30 s). */
+static void works_again(const char *after)
+{
+	void *buf = t_alloc(4096);
+	struct nvme_uring_cmd c;
+	int res = -1, i;
+
+	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	for (i = 0; i < 60 && res; i++) {
+		res = issue(n.bfd, NVME_URING_CMD_IO, 0, &c);
+		if (res)
+			t_sleep_ms(500);
+	}
+	if (res)
+		t_error("after %s: reads still fail: %s", after, t_nvme_res_str(res));
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct path bdev = { "uring_cmd on the block node", -1, NVME_URING_CMD_IO, 0 };
+	struct path chr = { "uring_cmd on the char device", -1, NVME_URING_CMD_IO, 0 };
+	char path[PATH_MAX];
+	int res_b, res_c;
+
+	t_nvme_open(&n, argc, argv);
+	if (n.head)
+		t_skip("%s is a multipath head: fault_inject is per path", n.bdev);
+	snprintf(path, sizeof(path), DEBUGFS "/%s/fault_inject/status", n.name);
+	if (access(path, W_OK))
+		t_skip("no %s: needs CONFIG_FAULT_INJECTION_DEBUG_FS (make check DEBUG=1)",
+		       path);
+	if (access(DEBUGFS "/fail_io_timeout/times", W_OK))
+		t_skip("no fail_io_timeout: needs CONFIG_FAIL_IO_TIMEOUT");
+	chr_fd = open(n.chr, O_RDWR);
+	if (chr_fd < 0)
+		t_skip("%s: %s", n.chr, strerror(errno));
+	if (t_nvme_ring(&ring, 64, 0))
+		t_die("io_uring setup failed");
+
+	io_statuses();
+	admin_statuses();
+	under_load();
+
+	if (!access("/proc/lockdep", F_OK)) {
+		t_info("lockdep kernel: timeouts not tried (6.1 nvme-pci lockdep report on a timeout that resets the controller)");
+		goto out;
+	}
+	bdev.fd = n.bfd;
+	chr.fd = chr_fd;
+	res_b = timed_out(&bdev);
+	works_again("a timeout on the block node");
+	res_c = timed_out(&chr);
+	works_again("a timeout on the char device");
+	if (res_b != res_c)
+		t_error("a timed-out command: block node %s, char device %s",
+			t_nvme_res_str(res_b), t_nvme_res_str(res_c));
+out:
+	io_uring_queue_exit(&ring);
+	close(chr_fd);
+	t_nvme_close(&n);
+	return t_result();
+}
