@@ -11,6 +11,9 @@
  *   - the same with a registered buffer (IORING_URING_CMD_FIXED);
  *   - a read on an IORING_SETUP_IOPOLL ring (polled when the namespace has
  *     poll queues, nvme.poll_queues=N; completed by interrupt otherwise);
+ *   - on that ring, 32 Flushes (no data: never polled) each beside a read,
+ *     on the block node and on /dev/ngXnY: all complete (6.1 polled the
+ *     Flush's stale cookie and crashed in bio_poll(): drivers-nvme/0003);
  *   - each command's result dword is posted in the big CQE (0 for I/O).
  */
 #include <errno.h>
@@ -102,6 +105,36 @@ static void check_read(struct io_uring *ring, int fd, const char *what,
 }
 
 /* Write @pat through the block node with @cmd_op, check it with pread. */
+/* Flush + read pairs on an IOPOLL ring: every command completes with 0. */
+static void flush_beside_read(struct io_uring *ring, int fd, const char *node,
+			      void *buf)
+{
+	struct nvme_uring_cmd flush, rd;
+	struct t_cqe c;
+	unsigned int i, k;
+
+	t_nvme_rw(&flush, nvme_cmd_flush, n.nsid, NULL, 0, 0, 1);
+	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
+	for (i = 0; i < 32; i++) {
+		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &flush, 1);
+		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &rd, 2);
+		if (t_submit(ring, 2)) {
+			t_error("%s: submitting a Flush and a read failed", node);
+			return;
+		}
+		for (k = 0; k < 2; k++) {
+			if (t_wait_cqe(ring, &c, T_NVME_TIMEOUT_MS)) {
+				t_error("%s, round %u: a command never completed", node, i);
+				return;
+			}
+			if (c.res)
+				t_error("%s, round %u: %s: %s", node, i,
+					c.user_data == 1 ? "Flush" : "read",
+					t_nvme_res_str(c.res));
+		}
+	}
+}
+
 static void check_write(struct io_uring *ring, const char *what,
 			__u32 cmd_op, void *pat, const struct iovec *iov,
 			int nr_iov, int buf_index, void *buf)
@@ -208,6 +241,9 @@ int main(int argc, char **argv)
 		check_read(&poll, n.bfd, io_poll ? "IO read on an IOPOLL ring (poll queues)" :
 			   "IO read on an IOPOLL ring (no poll queues)",
 			   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+		flush_beside_read(&poll, n.bfd, "IOPOLL, block node", buf);
+		if (cfd >= 0)
+			flush_beside_read(&poll, cfd, "IOPOLL, char device", buf);
 		io_uring_queue_exit(&poll);
 	}
 
