@@ -11,11 +11,14 @@ KCONFIGS  := kernel/guest.config kernel/debug.config
 # KASAN, lockdep and kmemleak under TCG: boots take minutes, commands 10-15x longer
 GUEST_TIMEOUT ?= 3600
 TEST_TIMEOUT  ?= 600
+# uring_fuzz in make check: 100000 commands on this kernel (~9 min)
+FUZZ_COUNT    ?= 100000
 else
 KOBJ      := $(BUILD)/linux/obj
 KCONFIGS  := kernel/guest.config
 GUEST_TIMEOUT ?= 1200
 TEST_TIMEOUT  ?= 120
+FUZZ_COUNT    ?= 20000
 endif
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
 HEADERS   := $(BUILD)/headers
@@ -27,7 +30,7 @@ DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	iproute2 util-linux procps shellcheck rsync \
 	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox
 
-.PHONY: help deps kernel headers tests fio bench-progs bench demo run check checkpatch bisect \
+.PHONY: help deps kernel headers tests fio bench-progs bench fuzz demo run check checkpatch bisect \
 	export-patches clean distclean
 
 help:
@@ -37,6 +40,7 @@ help:
 	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~15 min)'
+	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          build every commit of both series on its own'
 	@echo 'make export-patches  re-export both series from build/linux'
@@ -90,8 +94,17 @@ checkpatch: kernel
 bisect: kernel
 	@kernel/bisect.sh
 
+# A longer fuzzing campaign than make check's, with run.sh's kernel log
+# checks; N commands, SEED to repeat a run.
+fuzz: tests
+	@$(RUN_NVME) --null -n 2 --timeout $$(( $(GUEST_TIMEOUT) + $(or $(N),$(FUZZ_COUNT)) / 20 )) -- \
+		env TEST_ONLY=uring_fuzz TEST_FABRICS=0 TEST_TIMEOUT=$$(( $(TEST_TIMEOUT) + $(or $(N),$(FUZZ_COUNT)) / 60 )) \
+		TEST_FUZZ_COUNT=$(or $(N),$(FUZZ_COUNT)) $(if $(SEED),TEST_FUZZ_SEED=$(SEED)) \
+		TEST_CQE_TIMEOUT_MS=$$(( $(TEST_TIMEOUT) * 250 )) \
+		tests/run.sh $(BUILD)/tests /run/results/tests
+
 check: tests fio bench-progs
-	@tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
+	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT)
 
 export-patches:

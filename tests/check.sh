@@ -37,7 +37,8 @@ guest() {
 	shift
 	"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" "${opts[@]}" \
 		--results "$results/$name" -- \
-		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) "$@" \
+		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) \
+		TEST_FUZZ_COUNT="${TEST_FUZZ_COUNT:-20000}" ${TEST_FUZZ_SEED:+TEST_FUZZ_SEED="$TEST_FUZZ_SEED"} "$@" \
 		"$top/tests/run.sh" "$top/build/tests" /run/results/tests |
 		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/$name: &/" \
 			-e "${tag:+s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[$tag]/}" |

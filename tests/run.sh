@@ -17,6 +17,8 @@
 #             nvme_bdev_* once more on the head node of an nvmet
 #             subsystem (tests/nvmet.sh)
 #   fabrics_* once, on that head node, after the nvme_bdev_* there
+#   uring_fuzz  once, over NVME_DEV NVME_CHAR NVME_CTRL NULLB_DEV and the
+#             loop devices (TEST_FUZZ_COUNT commands, TEST_FUZZ_SEED)
 #   others    once, no arguments
 #
 # Environment:
@@ -36,6 +38,9 @@
 #                      name (without [dev]) matches one
 #   TEST_FABRICS       0: no nvmet target, no fabrics runs (1)
 #   TEST_REQUIRE_NVME  1: fail if TEST_NVME_DEV never appears (0: tests skip)
+#   TEST_FUZZ_COUNT    commands uring_fuzz sends (20000)
+#   TEST_FUZZ_SEED     its seed (default: from the clock; printed, and a
+#                      failure says how to repeat it)
 #   TEST_FIO           fio with ioengine=uringcmd built in (build/fio/src/fio)
 #   TEST_FIO_LIB       folder of the engine built for the system fio
 #                      (build/fio/lib)
@@ -395,6 +400,16 @@ for bin in "$bindir"/*; do
 		;;
 	nvme_*|fio_*|bench_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		;;
+	uring_fuzz)
+		fuzz_targets=()
+		for dev in "$nvme_dev" "$nvme_char" "$nvme_ctrl" "$nullb_dev" "${loop_devs[@]}"; do
+			[ -e "$dev" ] && fuzz_targets+=("$dev")
+		done
+		# a long run of many commands: three test timeouts
+		timeout_s=$((timeout_s * 3)) run_test "$test" "$bin" \
+			--count "${TEST_FUZZ_COUNT:-20000}" \
+			${TEST_FUZZ_SEED:+--seed "$TEST_FUZZ_SEED"} "${fuzz_targets[@]}"
 		;;
 	*)
 		run_test "$test" "$bin"

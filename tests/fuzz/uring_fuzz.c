@@ -1,0 +1,1560 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: seeded fuzzer: random IORING_OP_URING_CMDs on block, NVMe, char, file, pipe and socket fds over changing rings; every SQE completes exactly once */
+/*
+ * Usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]
+ *                   [--scratch /dev/nvmeXnY] [-v] TARGET...
+ *
+ * TARGETs are paths: block nodes, char nodes (/dev/ngXnY, /dev/nvmeX),
+ * regular files. The fuzzer adds a pipe, a temporary file and sockets of
+ * its own (tcp, udp, udplite, raw, v4 and v6, unix, netlink; those that
+ * socket() refuses are left out). It cycles through ring setups (64-byte
+ * SQEs; SQE128 + CQE32; IOPOLL with SQE128; SQPOLL), setting each up and
+ * tearing it down many times, and sends N random IORING_OP_URING_CMDs in
+ * batches of 1..32: random or known cmd_op, random struct nvme_uring_cmd
+ * and struct block_uring_cmd fields, good and bad pointers and lengths,
+ * sqe->flags, uring_cmd_flags, registered buffers and files.
+ *
+ * Every SQE must give exactly one CQE (user_data is the command's sequence
+ * number), within --timeout-ms (30 s, or $TEST_CQE_TIMEOUT_MS if larger);
+ * a CQE32's second extra word and, for non-NVMe commands, its first must be
+ * zero. Anything else fails the run with the seed and the command's
+ * description. The same seed and count send the same commands.
+ *
+ * Safety: NVMe admin commands that change the controller or the media are
+ * rewritten to Identify (admin_deny[]); NVMe I/O commands that are not
+ * known to be read-only are rewritten to Read, except on the --scratch
+ * namespace. Random timeouts are kept long (no command times out into a
+ * controller reset). ioctl() is never called.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include <linux/blkpg.h>
+#include <linux/blktrace_api.h>
+#include <linux/blkzoned.h>
+#include <linux/fs.h>
+#include <linux/netlink.h>
+
+#include "t_nvme.h"
+
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE	136
+#endif
+#ifndef IPV6_ADDRFORM
+#define IPV6_ADDRFORM	1
+#endif
+
+/* ---- seeded PRNG (splitmix64): every decision comes from here ---------- */
+
+static uint64_t rng;
+
+static uint64_t rnd64(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static __u32 rnd32(void)
+{
+	return (__u32)(rnd64() >> 32);
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd64() % n : 0;
+}
+
+static bool pct(unsigned int p)
+{
+	return below(100) < p;
+}
+
+#define PICK(arr)	((arr)[below(sizeof(arr) / sizeof((arr)[0]))])
+
+/* ---- NVMe safety ---------------------------------------------------------- */
+
+/*
+ * Admin opcodes never sent, whatever the fuzzer draws: they are rewritten
+ * to Identify (0x06) before the SQE is queued. The namespace under test is
+ * used by other tests after this run, and the controller is the guest's
+ * only one: a command that resets it, reformats or sanitizes the media,
+ * changes its features or namespaces, or takes one of the driver's own
+ * queues away (CVE-2022-3169: a reset or subsystem reset through
+ * passthrough while I/O is in flight) must not be sent.
+ * Opcodes >= 0xc0 (vendor specific) and odd opcodes not listed (data to the
+ * controller: "send"/"set" commands) are rewritten as well.
+ */
+static const struct {
+	__u8		opcode;
+	const char	*why;
+} admin_deny[] = {
+	{ 0x00, "delete I/O SQ: takes a driver queue away" },
+	{ 0x01, "create I/O SQ: driver-owned queue ids" },
+	{ 0x04, "delete I/O CQ: takes a driver queue away" },
+	{ 0x05, "create I/O CQ: driver-owned queue ids" },
+	{ 0x08, "abort: aborts the driver's commands, escalates to a reset" },
+	{ 0x09, "set features: changes controller state (queues, power, ...)" },
+	{ 0x0c, "async event request: never completes by design, uses up AER slots" },
+	{ 0x0d, "namespace management: creates/deletes namespaces (data loss)" },
+	{ 0x10, "firmware commit: activates firmware, resets the controller" },
+	{ 0x11, "firmware image download" },
+	{ 0x14, "device self-test: can take the namespace offline for minutes" },
+	{ 0x15, "namespace attachment: detaches the namespace under test" },
+	{ 0x19, "directive send: changes streams/directives state" },
+	{ 0x1c, "virtualization management: takes queue resources away" },
+	{ 0x1d, "NVMe-MI send" },
+	{ 0x20, "capacity management: creates/deletes endurance groups" },
+	{ 0x24, "lockdown: prohibits commands until a reset" },
+	{ 0x7c, "doorbell buffer config: the driver owns the shadow doorbells" },
+	{ 0x7f, "fabrics commands: connect/property set" },
+	{ 0x80, "format NVM: data loss on every namespace" },
+	{ 0x81, "security send: locking ranges, TCG Opal state" },
+	{ 0x84, "sanitize: data loss on the whole subsystem" },
+};
+
+#define NVME_ADMIN_SAFE		0x06	/* identify */
+#define NVME_IO_SAFE		0x02	/* read */
+
+static bool admin_denied(__u8 op)
+{
+	size_t i;
+
+	if (op >= 0xc0 || (op & 1))
+		return true;
+	for (i = 0; i < sizeof(admin_deny) / sizeof(admin_deny[0]); i++)
+		if (admin_deny[i].opcode == op)
+			return true;
+	return false;
+}
+
+/*
+ * NVMe I/O opcodes allowed off the scratch namespace: the ones that read
+ * or only compare (flush 0x00, read 0x02, compare 0x05, verify 0x0c,
+ * reservation report 0x0e, zone management receive 0x7a), and the even
+ * opcodes 0x20..0x78, reserved in the NVM command set (they exercise the
+ * Invalid Opcode path). Everything else may write (write 0x01, write
+ * uncorrectable 0x04, write zeroes 0x08, DSM 0x09, reservations
+ * 0x0d/0x11/0x15, copy 0x19, zone send 0x79, zone append 0x7d, vendor).
+ */
+static bool io_read_only(__u8 op)
+{
+	switch (op) {
+	case 0x00: case 0x02: case 0x05: case 0x0c: case 0x0e: case 0x7a:
+		return true;
+	}
+	return !(op & 1) && op >= 0x20 && op <= 0x78;
+}
+
+static bool is_nvme_admin_op(__u32 op)
+{
+	return op == NVME_URING_CMD_ADMIN || op == NVME_URING_CMD_ADMIN_VEC;
+}
+
+static bool is_nvme_io_op(__u32 op)
+{
+	return op == NVME_URING_CMD_IO || op == NVME_URING_CMD_IO_VEC;
+}
+
+static bool is_nvme_op(__u32 op)
+{
+	return is_nvme_admin_op(op) || is_nvme_io_op(op);
+}
+
+/* ---- targets ---------------------------------------------------------------- */
+
+enum tkind { TK_BLOCK, TK_CHAR, TK_FILE, TK_PIPE, TK_SOCK, TK_OTHER };
+
+struct target {
+	char		name[64];
+	int		fd;
+	enum tkind	kind;
+	bool		nvme_ns;	/* block node or ngXnY of a namespace */
+	bool		nvme_ctrl;	/* /dev/nvmeX */
+	bool		scratch;	/* NVMe writes allowed */
+	char		nskey[NAME_MAX + 1];	/* "nvme0n1" */
+	__u32		nsid;
+	__u32		lbs;
+	__u64		nlb;
+	unsigned long	cmds;
+};
+
+#define MAX_TARGETS	96
+static struct target tg[MAX_TARGETS];
+static unsigned int ntg;
+
+static const char *scratch_path;
+static char scratch_key[NAME_MAX + 1];
+
+/* nvmeXnY of a block or char node (a partition: its disk), or "". */
+static void nvme_key(const struct stat *st, char *key, size_t len, bool *ctrl)
+{
+	char link[PATH_MAX], real[PATH_MAX], part[PATH_MAX + 16], *base;
+	unsigned int a, b;
+	char c;
+
+	key[0] = 0;
+	*ctrl = false;
+	snprintf(link, sizeof(link), "/sys/dev/%s/%u:%u",
+		 S_ISBLK(st->st_mode) ? "block" : "char",
+		 major(st->st_rdev), minor(st->st_rdev));
+	if (!realpath(link, real))
+		return;
+	snprintf(part, sizeof(part), "%s/partition", real);
+	if (S_ISBLK(st->st_mode) && !access(part, F_OK)) {
+		base = strrchr(real, '/');
+		if (base)
+			*base = 0;
+	}
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (sscanf(base, "nvme%un%u%c", &a, &b, &c) == 2 ||
+	    sscanf(base, "ng%un%u%c", &a, &b, &c) == 2) {
+		snprintf(key, len, "nvme%un%u", a, b);
+	} else if (S_ISCHR(st->st_mode) &&
+		   sscanf(base, "nvme%u%c", &a, &c) == 1) {
+		*ctrl = true;
+	}
+}
+
+static void nvme_ns_info(struct target *t)
+{
+	char p[PATH_MAX];
+	__u64 v;
+
+	t->nsid = 1;
+	t->lbs = 512;
+	t->nlb = 1 << 20;
+	snprintf(p, sizeof(p), "/sys/block/%s/nsid", t->nskey);
+	if (!t_read_u64(p, &v))
+		t->nsid = (__u32)v;
+	snprintf(p, sizeof(p), "/sys/block/%s/queue/logical_block_size",
+		 t->nskey);
+	if (!t_read_u64(p, &v) && v)
+		t->lbs = (__u32)v;
+	snprintf(p, sizeof(p), "/sys/block/%s/size", t->nskey);
+	if (!t_read_u64(p, &v) && v)
+		t->nlb = v * 512 / t->lbs;
+}
+
+static struct target *add_target(const char *name, int fd, enum tkind kind)
+{
+	struct target *t;
+
+	if (ntg >= MAX_TARGETS) {
+		close(fd);
+		return NULL;
+	}
+	t = &tg[ntg++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->fd = fd;
+	t->kind = kind;
+	return t;
+}
+
+static void open_path(const char *path)
+{
+	static const struct { int flags; const char *tag; } modes[] = {
+		{ O_RDWR, "rw" }, { O_RDONLY, "ro" },
+	};
+	char name[64];
+	struct stat st;
+	enum tkind kind;
+	bool ctrl = false;
+	char key[NAME_MAX + 1] = "";
+	size_t i;
+	int fd, opened = 0;
+
+	if (stat(path, &st)) {
+		t_info("# %s: %s, left out", path, strerror(errno));
+		return;
+	}
+	if (S_ISBLK(st.st_mode))
+		kind = TK_BLOCK;
+	else if (S_ISCHR(st.st_mode))
+		kind = TK_CHAR;
+	else if (S_ISREG(st.st_mode))
+		kind = TK_FILE;
+	else
+		kind = TK_OTHER;
+	if (kind == TK_BLOCK || kind == TK_CHAR)
+		nvme_key(&st, key, sizeof(key), &ctrl);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct target *t;
+
+		fd = open(path, modes[i].flags | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		snprintf(name, sizeof(name), "%.56s(%s)", path, modes[i].tag);
+		t = add_target(name, fd, kind);
+		if (!t)
+			return;
+		opened++;
+		t->nvme_ctrl = ctrl;
+		if (key[0]) {
+			t->nvme_ns = true;
+			snprintf(t->nskey, sizeof(t->nskey), "%s", key);
+			t->scratch = scratch_key[0] &&
+				     !strcmp(key, scratch_key);
+			nvme_ns_info(t);
+		}
+	}
+	if (!opened)
+		t_info("# %s: cannot open: %s, left out", path, strerror(errno));
+}
+
+static void add_fd(const char *name, int fd, enum tkind kind)
+{
+	if (fd >= 0)
+		add_target(name, fd, kind);
+}
+
+/* A connected pair on loopback through a listener; bytes left unread. */
+static void tcp_pair(int fam, const char *tag)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char name[64];
+	int l, c, s;
+
+	memset(&ss, 0, sizeof(ss));
+	if (fam == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		sl = sizeof(*a);
+	}
+	l = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0)
+		return;
+	if (bind(l, (struct sockaddr *)&ss, sl) || listen(l, 4) ||
+	    getsockname(l, (struct sockaddr *)&ss, &sl)) {
+		close(l);
+		return;
+	}
+	snprintf(name, sizeof(name), "tcp%s-listen", tag);
+	add_fd(name, l, TK_SOCK);
+	c = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c < 0)
+		return;
+	if (connect(c, (struct sockaddr *)&ss, sl) && errno != EINPROGRESS) {
+		close(c);
+		return;
+	}
+	s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	if (s < 0) {
+		close(c);
+		return;
+	}
+	if (write(c, "uring_fuzz tcp bytes", 20) < 0 ||
+	    write(s, "unread reply", 12) < 0)
+		t_info("# tcp%s: write: %s", tag, strerror(errno));
+	snprintf(name, sizeof(name), "tcp%s-client", tag);
+	add_fd(name, c, TK_SOCK);
+	snprintf(name, sizeof(name), "tcp%s-server", tag);
+	add_fd(name, s, TK_SOCK);
+}
+
+/* A datagram socket bound on loopback with one datagram to itself queued. */
+static int dgram_self(int fam, int proto, const char *name)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd;
+
+	memset(&ss, 0, sizeof(ss));
+	if (fam == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		sl = sizeof(*a);
+	}
+	fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, proto);
+	if (fd < 0)
+		return -1;
+	if (!bind(fd, (struct sockaddr *)&ss, sl) &&
+	    !getsockname(fd, (struct sockaddr *)&ss, &sl))
+		(void)!sendto(fd, "dgram", 5, 0, (struct sockaddr *)&ss, sl);
+	add_fd(name, fd, TK_SOCK);
+	return fd;
+}
+
+/* A v6 UDP socket connected to a v4-mapped address, then IPV6_ADDRFORM'ed. */
+static void udp6_addrform(int v4fd)
+{
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	socklen_t sl = sizeof(a4);
+	int fd, v = AF_INET;
+
+	if (v4fd < 0 || getsockname(v4fd, (struct sockaddr *)&a4, &sl))
+		return;
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	memset(&a6, 0, sizeof(a6));
+	a6.sin6_family = AF_INET6;
+	a6.sin6_port = a4.sin_port;
+	a6.sin6_addr.s6_addr[10] = 0xff;
+	a6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&a6.sin6_addr.s6_addr[12], &a4.sin_addr, 4);
+	if (connect(fd, (struct sockaddr *)&a6, sizeof(a6)) ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_ADDRFORM, &v, sizeof(v))) {
+		close(fd);
+		return;
+	}
+	add_fd("udp6-addrform-v4", fd, TK_SOCK);
+}
+
+static void own_targets(void)
+{
+	int p[2], sv[2], fd, u4;
+	char tmpl[] = "/tmp/uring_fuzz.XXXXXX";
+
+	if (!pipe2(p, O_CLOEXEC)) {
+		(void)!write(p[1], "pipe", 4);
+		add_fd("pipe-read", p[0], TK_PIPE);
+		add_fd("pipe-write", p[1], TK_PIPE);
+	}
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0) {
+		unlink(tmpl);
+		if (ftruncate(fd, 1 << 20))
+			t_info("# tmpfile: ftruncate: %s", strerror(errno));
+		add_fd("tmpfile", fd, TK_FILE);
+	}
+	tcp_pair(AF_INET, "4");
+	tcp_pair(AF_INET6, "6");
+	add_fd("tcp4-unconnected", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), TK_SOCK);
+	add_fd("tcp6-unconnected", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), TK_SOCK);
+	u4 = dgram_self(AF_INET, 0, "udp4");
+	dgram_self(AF_INET6, 0, "udp6");
+	dgram_self(AF_INET, IPPROTO_UDPLITE, "udplite4");
+	dgram_self(AF_INET6, IPPROTO_UDPLITE, "udplite6");
+	udp6_addrform(u4);
+	add_fd("raw4-icmp", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), TK_SOCK);
+	add_fd("raw4-raw", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), TK_SOCK);
+	add_fd("raw6-icmp6", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), TK_SOCK);
+	add_fd("raw6-udp", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP), TK_SOCK);
+	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		(void)!write(sv[0], "unix", 4);
+		add_fd("unix-stream-a", sv[0], TK_SOCK);
+		add_fd("unix-stream-b", sv[1], TK_SOCK);
+	}
+	add_fd("netlink-route", socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), TK_SOCK);
+}
+
+/* ---- memory: good and bad buffers ----------------------------------------- */
+
+/*
+ * The arena: ARENA_RW readable and writable bytes, then PROT_NONE up to
+ * 4 GiB past their end, so that a valid pointer with any 32-bit length
+ * ends in the arena (the kernel faults on the guard) and never writes over
+ * this program's other memory.
+ */
+#define ARENA_RW	(16UL << 20)
+#define ARENA_SIZE	((1ULL << 32) + ARENA_RW + (1UL << 20))
+#define RO_SIZE		(64UL << 10)
+#define HOLE_SIZE	(64UL << 10)
+#define MAX_IOV		1100
+
+static unsigned char *arena, *ro_map, *hole;
+
+static void make_hole(void)
+{
+	void *p = mmap(NULL, HOLE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		t_die("mmap: %m");
+	munmap(p, HOLE_SIZE);
+	hole = p;
+}
+
+/* The munmap'ed region, made again if something got mapped there since. */
+static __u64 unmapped_addr(__u64 off)
+{
+	unsigned char vec[HOLE_SIZE / 4096];
+
+	if (mincore(hole, HOLE_SIZE, vec) == 0 || errno != ENOMEM)
+		make_hole();
+	return (__u64)(uintptr_t)hole + off % HOLE_SIZE;
+}
+
+static void setup_memory(void)
+{
+	arena = mmap(NULL, ARENA_SIZE, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (arena == MAP_FAILED)
+		t_die("mmap arena: %m");
+	if (mprotect(arena, ARENA_RW, PROT_READ | PROT_WRITE))
+		t_die("mprotect arena: %m");
+	t_fill_pattern(arena, ARENA_RW, 0x5eed);
+	ro_map = mmap(NULL, RO_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	if (ro_map == MAP_FAILED)
+		t_die("mmap: %m");
+	make_hole();
+}
+
+enum ptrk {
+	P_VALID, P_NULL, P_UNMAPPED, P_RO, P_KERNEL, P_MISALIGNED, P_LOW,
+	P_GUARD, P_RANDOM, P_NR
+};
+static const char *const ptr_names[P_NR] = {
+	"valid", "NULL", "unmapped", "read-only", "kernel", "misaligned",
+	"low", "guard", "random",
+};
+
+static const __u64 kernel_addrs[] = {
+	0xffff888000000000ULL,	/* direct map */
+	0xffffffff81000000ULL,	/* kernel text */
+	0xffffc90000000000ULL,	/* vmalloc */
+	0xffffea0000000000ULL,	/* vmemmap */
+	0xfffffffffffff000ULL,
+	0xfffffffffffffff8ULL,
+	0x0000800000000000ULL,	/* first non-canonical */
+	0x8000000000000000ULL,
+};
+
+/* A pointer of class @k; @len is the length it will be used with. */
+static __u64 make_ptr(enum ptrk k, __u32 len)
+{
+	__u64 off;
+
+	switch (k) {
+	case P_VALID:
+		off = below(ARENA_RW);
+		switch (below(4)) {
+		case 0: off &= ~4095ULL; break;
+		case 1: off &= ~511ULL; break;
+		case 2:	/* cross a page boundary */
+			off = (off & ~4095ULL) + 4096 - (len ? below(len) % 4096 : 8);
+			off %= ARENA_RW;
+			break;
+		default: off &= ~3ULL; break;
+		}
+		return (__u64)(uintptr_t)arena + off;
+	case P_MISALIGNED:
+		return (__u64)(uintptr_t)arena + (below(ARENA_RW) | 1);
+	case P_NULL:
+		return 0;
+	case P_UNMAPPED:
+		return unmapped_addr(below(HOLE_SIZE));
+	case P_RO:
+		return (__u64)(uintptr_t)ro_map + (below(RO_SIZE) & ~(pct(80) ? 511ULL : 0));
+	case P_KERNEL:
+		return PICK(kernel_addrs) + (pct(20) ? below(4096) : 0);
+	case P_LOW:
+		return 0x1000 * (1 + below(15)) + (pct(20) ? below(4096) : 0);
+	case P_GUARD:
+		return (__u64)(uintptr_t)arena + ARENA_RW + below(1 << 20);
+	default:
+		/* full 64 bits: almost never a canonical user address */
+		return rnd64() | (1ULL << 63);
+	}
+}
+
+static enum ptrk pick_ptrk(void)
+{
+	unsigned int r = below(100);
+
+	if (r < 55)
+		return P_VALID;
+	if (r < 62)
+		return P_NULL;
+	if (r < 68)
+		return P_UNMAPPED;
+	if (r < 75)
+		return P_RO;
+	if (r < 81)
+		return P_KERNEL;
+	if (r < 88)
+		return P_MISALIGNED;
+	if (r < 92)
+		return P_LOW;
+	if (r < 96)
+		return P_GUARD;
+	return P_RANDOM;
+}
+
+static __u32 pick_len(void)
+{
+	static const __u32 huge[] = {
+		1U << 20, 2U << 20, (1U << 20) + 4096, 16U << 20, 1U << 31,
+		0x7fffffff, 0xffffffff, 0xfffff000, 0x80000000 + 512,
+	};
+
+	switch (below(10)) {
+	case 0: return 0;
+	case 1: return 1 + below(64);
+	case 2: return 512 * (1 + below(8));
+	case 3: case 4: return 4096 * (1 + below(32));
+	case 5: return PICK(huge);
+	case 6: return rnd32();
+	case 7: return 4096 + 1 + below(4095);	/* odd, crosses pages */
+	default: return below(65536);
+	}
+}
+
+/* ---- rings --------------------------------------------------------------- */
+
+enum rkind { R_PLAIN, R_BIG, R_IOPOLL, R_SQPOLL, R_NR };
+static const char *const rkind_names[R_NR] = {
+	"plain", "sqe128+cqe32", "iopoll", "sqpoll",
+};
+
+struct ring {
+	struct io_uring	ring;
+	enum rkind	kind;
+	unsigned int	flags;
+	bool		big_sqe;
+	bool		files;		/* tg[i].fd registered at index i */
+	unsigned int	nbufs;		/* registered buffers */
+	struct iovec	bufs[4];
+	unsigned int	id;
+};
+
+static const char *ring_flags_str(unsigned int f)
+{
+	static char b[160];
+
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s",
+		 f & IORING_SETUP_SQE128 ? "SQE128|" : "",
+		 f & IORING_SETUP_CQE32 ? "CQE32|" : "",
+		 f & IORING_SETUP_IOPOLL ? "IOPOLL|" : "",
+		 f & IORING_SETUP_SQPOLL ? "SQPOLL|" : "",
+		 f & IORING_SETUP_SUBMIT_ALL ? "SUBMIT_ALL|" : "",
+		 f & IORING_SETUP_COOP_TASKRUN ? "COOP_TASKRUN|" : "",
+		 f & IORING_SETUP_DEFER_TASKRUN ? "DEFER_TASKRUN|" : "",
+		 f & IORING_SETUP_SINGLE_ISSUER ? "SINGLE_ISSUER|" : "",
+		 f & IORING_SETUP_TASKRUN_FLAG ? "TASKRUN_FLAG|" : "");
+	if (b[0])
+		b[strlen(b) - 1] = 0;
+	else
+		snprintf(b, sizeof(b), "0");
+	return b;
+}
+
+static unsigned int nrings;
+static const unsigned int ring_extras = IORING_SETUP_SUBMIT_ALL |
+	IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
+	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+
+static void ring_setup(struct ring *r, enum rkind kind)
+{
+	struct io_uring_params p;
+	unsigned int f = 0;
+	int ret, i;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->id = ++nrings;
+	switch (kind) {
+	case R_PLAIN:
+		break;
+	case R_BIG:
+		f = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+		break;
+	case R_IOPOLL:
+		f = IORING_SETUP_IOPOLL | IORING_SETUP_SQE128;
+		if (pct(80))
+			f |= IORING_SETUP_CQE32;
+		if (pct(20))
+			f |= IORING_SETUP_SQPOLL;
+		break;
+	case R_SQPOLL:
+		f = IORING_SETUP_SQPOLL;
+		if (pct(60))
+			f |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+		break;
+	default:
+		break;
+	}
+	if (pct(30))
+		f |= IORING_SETUP_SUBMIT_ALL;
+	if (!(f & IORING_SETUP_SQPOLL)) {
+		switch (below(4)) {
+		case 0:
+			f |= IORING_SETUP_COOP_TASKRUN;
+			if (pct(50))
+				f |= IORING_SETUP_TASKRUN_FLAG;
+			break;
+		case 1:
+			f |= IORING_SETUP_SINGLE_ISSUER |
+			     IORING_SETUP_DEFER_TASKRUN;
+			break;
+		default:
+			break;
+		}
+	}
+	memset(&p, 0, sizeof(p));
+	p.flags = f;
+	p.sq_thread_idle = 10 + below(200);
+	ret = io_uring_queue_init_params(64, &r->ring, &p);
+	if (ret == -EINVAL && (f & ring_extras)) {
+		/* an optional flag this kernel refuses in this combination */
+		t_info("# ring %u: io_uring_queue_init(%s): %s, retried without the optional flags",
+		       r->id, ring_flags_str(f), t_errname(ret));
+		f &= ~ring_extras;
+		memset(&p, 0, sizeof(p));
+		p.flags = f;
+		p.sq_thread_idle = 50;
+		ret = io_uring_queue_init_params(64, &r->ring, &p);
+	}
+	if (ret)
+		t_die("ring %u (%s): io_uring_queue_init(%s): %s", r->id,
+		      rkind_names[kind], ring_flags_str(f), t_errname(ret));
+	r->flags = f;
+	r->big_sqe = f & IORING_SETUP_SQE128;
+
+	if (pct(50)) {
+		int fds[MAX_TARGETS];
+
+		for (i = 0; i < (int)ntg; i++)
+			fds[i] = tg[i].fd;
+		ret = io_uring_register_files(&r->ring, fds, ntg);
+		if (ret)
+			t_die("ring %u: io_uring_register_files: %s", r->id,
+			      t_errname(ret));
+		r->files = true;
+	}
+	if (pct(60)) {
+		static const struct { size_t off, len; } b[] = {
+			{ 0, 1 << 20 }, { 1 << 20, 64 << 10 },
+			{ 2 << 20, 4096 }, { (3 << 20) + 512, 8192 },
+		};
+
+		r->nbufs = 1 + below(4);
+		for (i = 0; i < (int)r->nbufs; i++) {
+			r->bufs[i].iov_base = arena + b[i].off;
+			r->bufs[i].iov_len = b[i].len;
+		}
+		ret = io_uring_register_buffers(&r->ring, r->bufs, r->nbufs);
+		if (ret)
+			t_die("ring %u: io_uring_register_buffers: %s", r->id,
+			      t_errname(ret));
+	}
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+struct slot {
+	__u64		seq;
+	unsigned int	tgt;
+	bool		fixed_file;
+	int		fd_or_idx;
+	__u32		cmd_op;
+	__u8		sqe_flags;
+	__u32		ucflags;
+	__u16		buf_index;
+	__u16		personality;
+	__u32		pad1;
+	unsigned char	cmd[80];
+	unsigned int	cmdlen;
+	enum ptrk	addr_k, md_k;
+	bool		rewritten;	/* the NVMe safety filter changed it */
+	bool		done;
+	struct iovec	*iov;		/* IO_VEC/ADMIN_VEC array, kept till reaped */
+};
+
+#define MAX_BATCH	32
+static struct slot slots[MAX_BATCH];
+
+static const char *op_name(__u32 op)
+{
+	static char b[24];
+
+	switch (op) {
+	case NVME_URING_CMD_IO: return "NVME_URING_CMD_IO";
+	case NVME_URING_CMD_IO_VEC: return "NVME_URING_CMD_IO_VEC";
+	case NVME_URING_CMD_ADMIN: return "NVME_URING_CMD_ADMIN";
+	case NVME_URING_CMD_ADMIN_VEC: return "NVME_URING_CMD_ADMIN_VEC";
+	case BLOCK_URING_CMD_IOCTL: return "BLOCK_URING_CMD_IOCTL";
+	case T_SOCKET_URING_OP_SIOCINQ: return "SOCKET_URING_OP_SIOCINQ";
+	case T_SOCKET_URING_OP_SIOCOUTQ: return "SOCKET_URING_OP_SIOCOUTQ";
+	}
+	snprintf(b, sizeof(b), "%#x", op);
+	return b;
+}
+
+static const char *describe(const struct slot *s, const struct ring *r)
+{
+	static char b[1024];
+	int n;
+
+	n = snprintf(b, sizeof(b),
+		     "cmd %llu on ring %u (%s) %s%s fd %s%d: cmd_op %s sqe flags %#x uring_cmd_flags %#x buf_index %u%s%s",
+		     (unsigned long long)s->seq, r->id, ring_flags_str(r->flags), tg[s->tgt].name,
+		     tg[s->tgt].scratch ? " [scratch]" : "",
+		     s->fixed_file ? "fixed " : "", s->fd_or_idx,
+		     op_name(s->cmd_op), s->sqe_flags, s->ucflags, s->buf_index,
+		     s->pad1 ? " __pad1 set" : "",
+		     s->personality ? " personality set" : "");
+	if (is_nvme_op(s->cmd_op) && s->cmdlen == 80) {
+		struct nvme_uring_cmd c;
+
+		memcpy(&c, s->cmd, sizeof(c));
+		snprintf(b + n, sizeof(b) - n,
+			 " nvme{opcode %#x%s flags %#x nsid %#x cdw2 %#x cdw3 %#x addr %#llx (%s) data_len %u metadata %#llx (%s) metadata_len %u cdw10 %#x cdw11 %#x cdw12 %#x cdw13 %#x cdw14 %#x cdw15 %#x timeout_ms %u}",
+			 c.opcode, s->rewritten ? " (rewritten)" : "", c.flags,
+			 c.nsid, c.cdw2, c.cdw3, (unsigned long long)c.addr,
+			 ptr_names[s->addr_k], c.data_len,
+			 (unsigned long long)c.metadata, ptr_names[s->md_k],
+			 c.metadata_len, c.cdw10, c.cdw11, c.cdw12, c.cdw13,
+			 c.cdw14, c.cdw15, c.timeout_ms);
+	} else if (s->cmd_op == BLOCK_URING_CMD_IOCTL) {
+		struct block_uring_cmd c;
+
+		memcpy(&c, s->cmd, sizeof(c));
+		snprintf(b + n, sizeof(b) - n,
+			 " block{ioctl_cmd %#x flags %#x addr %#llx (%s)}",
+			 c.ioctl_cmd, c.flags, (unsigned long long)c.addr,
+			 ptr_names[s->addr_k]);
+	} else {
+		int i;
+
+		n += snprintf(b + n, sizeof(b) - n, " payload");
+		for (i = 0; i < 16 && n < (int)sizeof(b) - 4; i++)
+			n += snprintf(b + n, sizeof(b) - n, " %02x", s->cmd[i]);
+	}
+	return b;
+}
+
+/* Block ioctl numbers: the queries, ioctls that change things, others. */
+static __u32 pick_ioctl_cmd(void)
+{
+	static const __u32 other[] = {
+		BLKROSET, BLKRRPART, BLKFLSBUF, BLKRASET, BLKFRASET,
+		BLKSECTSET, BLKBSZSET, BLKDISCARD, BLKSECDISCARD, BLKZEROOUT,
+		BLKTRACESETUP, BLKTRACESTART, BLKTRACESTOP, BLKTRACETEARDOWN,
+		BLKPG, BLKREPORTZONE, BLKRESETZONE, BLKOPENZONE,
+		BLKCLOSEZONE, BLKFINISHZONE, _IO(0x12, 0), _IO(0x12, 127),
+		_IOR(0x12, 114, size_t), _IOR(0x12, 114, __u32),
+		_IOR(0x12, 104, int), NVME_IOCTL_ID, NVME_IOCTL_ADMIN_CMD,
+		NVME_IOCTL_IO_CMD, NVME_IOCTL_RESET, NVME_IOCTL_SUBSYS_RESET,
+		NVME_IOCTL_RESCAN, 0x2285 /* SG_IO */, 0x0301 /* HDIO_GETGEO */,
+		FIFREEZE, FITHAW, FS_IOC_GETFLAGS, FIONREAD,
+		BLOCK_URING_CMD_IOCTL, NVME_URING_CMD_IO,
+	};
+	unsigned int r = below(100);
+	__u32 cmd;
+
+	if (r < 55)
+		return t_queries[below(t_nr_queries)].cmd;
+	if (r < 80)
+		return PICK(other);
+	if (r < 90) {
+		/* a query with its size or direction bits changed */
+		cmd = t_queries[below(t_nr_queries)].cmd;
+		return cmd ^ (1U << below(32));
+	}
+	return rnd32();
+}
+
+static __u32 nvme_nsid(const struct target *t)
+{
+	static const __u32 odd[] = { 0, 2, 3, 0xffffffff, 0xfffffffe, 1 };
+
+	if (t->nvme_ns && pct(90))
+		return t->nsid;
+	if (pct(60))
+		return PICK(odd);
+	return rnd32();
+}
+
+static void gen_nvme(struct slot *s, const struct target *t,
+		     const struct ring *r, struct nvme_uring_cmd *c)
+{
+	static const __u8 admin_ops[] = {
+		0x06, 0x06, 0x06, 0x02, 0x02, 0x0a, 0x1a, 0x82, 0x86, 0x18,
+		0x1e, 0x7e,
+	};
+	static const __u8 io_ops[] = {
+		0x02, 0x02, 0x02, 0x02, 0x00, 0x05, 0x0c, 0x0e, 0x7a, 0x7e,
+		0x01, 0x01, 0x08, 0x04, 0x09, 0x19, 0x7d,
+	};
+	bool admin = is_nvme_admin_op(s->cmd_op);
+	bool vec = s->cmd_op == NVME_URING_CMD_IO_VEC ||
+		   s->cmd_op == NVME_URING_CMD_ADMIN_VEC;
+	__u32 lbs = t->lbs ? t->lbs : 512;
+	__u64 nlb = t->nlb ? t->nlb : 1 << 20;
+	__u32 blocks;
+
+	memset(c, 0, sizeof(*c));
+	if (pct(75))
+		c->opcode = admin ? PICK(admin_ops) : PICK(io_ops);
+	else if (pct(70))
+		c->opcode = (__u8)rnd32();
+	else
+		c->opcode = PICK(admin_deny).opcode;	/* the filter's job */
+	c->flags = pct(92) ? 0 : (__u8)(1 + below(255));
+	c->nsid = admin ? (pct(50) ? 0 : nvme_nsid(t)) : nvme_nsid(t);
+	if (pct(10))
+		c->rsvd1 = (__u16)rnd32();
+	if (pct(15))
+		c->cdw2 = rnd32();
+	if (pct(15))
+		c->cdw3 = rnd32();
+
+	blocks = 1 + below(pct(80) ? 8 : 256);
+	if (admin) {
+		if (c->opcode == 0x06) {
+			c->cdw10 = pct(70) ? below(4) : (pct(50) ? below(0x20) : rnd32());
+			c->data_len = 4096;
+		} else if (c->opcode == 0x02) {
+			__u32 numd = pct(70) ? 127 : below(4096);
+
+			c->cdw10 = (numd << 16) | (pct(70) ? 1 + below(3) : below(256));
+			c->data_len = (numd + 1) * 4;
+		} else {
+			c->cdw10 = pct(50) ? below(32) : rnd32();
+			c->data_len = 4096;
+		}
+		c->cdw11 = pct(60) ? 0 : rnd32();
+	} else {
+		__u64 slba;
+
+		if (pct(75))
+			slba = below(nlb > blocks ? nlb - blocks : 1);
+		else if (pct(50))
+			slba = nlb - below(4);	/* at or past the end */
+		else
+			slba = rnd64();
+		c->cdw10 = (__u32)slba;
+		c->cdw11 = (__u32)(slba >> 32);
+		c->cdw12 = blocks - 1;
+		if (pct(15))
+			c->cdw12 |= rnd32() & 0xffff0000;
+		c->data_len = blocks * lbs;
+	}
+	if (pct(35))
+		c->data_len = pick_len();
+	if (pct(15))
+		c->cdw13 = rnd32();
+	if (pct(10))
+		c->cdw14 = rnd32();
+	if (pct(10))
+		c->cdw15 = rnd32();
+
+	/* data */
+	s->addr_k = pick_ptrk();
+	if (vec) {
+		unsigned int n, i;
+
+		n = pct(80) ? 1 + below(8) : (pct(50) ? 1024 + below(2) : below(MAX_IOV));
+		if (pct(5))
+			n = pct(50) ? 0 : rnd32();
+		for (i = 0; i < n && i < MAX_IOV; i++) {
+			__u32 len = pct(60) ? lbs * (1 + below(4)) : pick_len();
+			enum ptrk k = pct(80) ? P_VALID : pick_ptrk();
+
+			s->iov[i].iov_base = (void *)(uintptr_t)make_ptr(k, len);
+			s->iov[i].iov_len = pct(3) ? rnd64() : len;
+		}
+		c->data_len = n;
+		c->addr = s->addr_k == P_VALID || pct(50) ?
+			  (__u64)(uintptr_t)s->iov : make_ptr(s->addr_k, n * 16);
+		if (c->addr == (__u64)(uintptr_t)s->iov)
+			s->addr_k = P_VALID;
+	} else if ((s->ucflags & IORING_URING_CMD_FIXED) && r->nbufs &&
+		   s->buf_index < r->nbufs && pct(75)) {
+		const struct iovec *b = &r->bufs[s->buf_index];
+
+		c->addr = (__u64)(uintptr_t)b->iov_base + below(b->iov_len);
+		if (pct(50))
+			c->addr &= ~511ULL;
+		if (c->addr < (__u64)(uintptr_t)b->iov_base)
+			c->addr = (__u64)(uintptr_t)b->iov_base;
+		s->addr_k = P_VALID;
+	} else {
+		c->addr = make_ptr(s->addr_k, c->data_len);
+	}
+
+	/* metadata: mostly none */
+	s->md_k = P_NULL;
+	if (pct(12)) {
+		s->md_k = pick_ptrk();
+		c->metadata_len = pct(50) ? 8 * blocks : pick_len();
+		c->metadata = make_ptr(s->md_k, c->metadata_len);
+	} else if (pct(3)) {
+		c->metadata_len = pick_len();	/* length without a buffer */
+	}
+
+	/*
+	 * Short timeouts end in nvme_timeout(): an abort, then a controller
+	 * reset. Keep them at the default (0) or at least a minute.
+	 */
+	if (pct(10))
+		c->timeout_ms = 60000 + below(0xffffffffULL - 60000);
+	if (pct(5))
+		c->rsvd2 = rnd32();
+}
+
+/*
+ * The last word on every SQE, after all mutations: whatever cmd_op ended
+ * up in it, an NVMe command in it is made safe for the shared namespace.
+ */
+static void nvme_sanitize(struct slot *s, const struct target *t)
+{
+	__u8 *op = &s->cmd[0];
+
+	if (is_nvme_admin_op(s->cmd_op) && admin_denied(*op)) {
+		*op = NVME_ADMIN_SAFE;
+		s->rewritten = true;
+	} else if (is_nvme_io_op(s->cmd_op) && !io_read_only(*op) &&
+		   !t->scratch) {
+		*op = NVME_IO_SAFE;
+		s->rewritten = true;
+	}
+}
+
+static const __u32 known_ops[] = {
+	NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC, NVME_URING_CMD_ADMIN,
+	NVME_URING_CMD_ADMIN_VEC, BLOCK_URING_CMD_IOCTL,
+	T_SOCKET_URING_OP_SIOCINQ, T_SOCKET_URING_OP_SIOCOUTQ,
+};
+
+static __u32 pick_cmd_op(const struct target *t)
+{
+	static const __u32 nvme_ns_ops[] = {
+		NVME_URING_CMD_IO, NVME_URING_CMD_IO, NVME_URING_CMD_IO,
+		NVME_URING_CMD_IO_VEC, NVME_URING_CMD_ADMIN,
+		NVME_URING_CMD_ADMIN, NVME_URING_CMD_ADMIN_VEC,
+		BLOCK_URING_CMD_IOCTL, BLOCK_URING_CMD_IOCTL,
+	};
+	static const __u32 nvme_ctrl_ops[] = {
+		NVME_URING_CMD_ADMIN, NVME_URING_CMD_ADMIN,
+		NVME_URING_CMD_ADMIN_VEC, NVME_URING_CMD_IO,
+	};
+	unsigned int r = below(100);
+
+	if (r < 8)
+		return rnd32();
+	if (r < 12)	/* a known op with one bit flipped */
+		return PICK(known_ops) ^ (1U << below(32));
+	if (r < 25)
+		return PICK(known_ops);
+	if (t->nvme_ns && t->kind == TK_BLOCK)
+		return PICK(nvme_ns_ops);
+	if (t->nvme_ns)		/* ngXnY: no block queries there */
+		return pct(80) ? PICK(nvme_ns_ops) : PICK(known_ops);
+	if (t->nvme_ctrl)
+		return PICK(nvme_ctrl_ops);
+	if (t->kind == TK_BLOCK)
+		return pct(85) ? BLOCK_URING_CMD_IOCTL : PICK(known_ops);
+	if (t->kind == TK_SOCK)
+		return pct(50) ? T_SOCKET_URING_OP_SIOCINQ : T_SOCKET_URING_OP_SIOCOUTQ;
+	return PICK(known_ops);
+}
+
+static bool drain;	/* --drain: also IOSQE_IO_DRAIN, see gen_cmd() */
+
+static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
+		    __u64 seq)
+{
+	const struct target *t;
+	size_t sqe_size = r->big_sqe ? 128 : 64;
+	unsigned int i;
+	__u8 f = 0;
+
+	s->seq = seq;
+	s->tgt = below(ntg);
+	t = &tg[s->tgt];
+	s->cmd_op = pick_cmd_op(t);
+	s->cmdlen = r->big_sqe ? 80 : 16;
+	s->rewritten = false;
+	s->done = false;
+	s->addr_k = s->md_k = P_NULL;
+	memset(s->cmd, 0, sizeof(s->cmd));
+
+	/* io_uring-level fields first: gen_nvme looks at the buffer index */
+	s->ucflags = 0;
+	s->buf_index = 0;
+	switch (below(20)) {
+	case 0: case 1: case 2:
+		s->ucflags = IORING_URING_CMD_FIXED;
+		s->buf_index = pct(85) ? below(r->nbufs + 1) : (__u16)rnd32();
+		break;
+	case 3:
+		s->ucflags = rnd32() | (pct(50) ? IORING_URING_CMD_FIXED : 0);
+		s->buf_index = below(5);
+		break;
+	default:
+		break;
+	}
+
+	if (is_nvme_op(s->cmd_op)) {
+		struct nvme_uring_cmd c;
+
+		gen_nvme(s, t, r, &c);
+		memcpy(s->cmd, &c, sizeof(c));
+	} else if (s->cmd_op == BLOCK_URING_CMD_IOCTL) {
+		struct block_uring_cmd c;
+
+		c.ioctl_cmd = pick_ioctl_cmd();
+		c.flags = pct(90) ? 0 : (pct(50) ? 1U << below(32) : rnd32());
+		s->addr_k = pct(30) ? P_NULL : pick_ptrk();
+		c.addr = make_ptr(s->addr_k, 8);
+		memcpy(s->cmd, &c, sizeof(c));
+	} else if (pct(50)) {
+		for (i = 0; i < s->cmdlen; i++)
+			s->cmd[i] = (unsigned char)rnd32();
+	}
+	/* random payload bits over any command */
+	if (pct(8)) {
+		unsigned int flips = 1 + below(4);
+
+		for (i = 0; i < flips; i++)
+			s->cmd[below(s->cmdlen)] ^= 1U << below(8);
+	}
+	nvme_sanitize(s, t);
+
+	/* sqe->flags: no CQE_SKIP_SUCCESS (one CQE per SQE is the rule) */
+	if (pct(25))
+		f |= IOSQE_ASYNC;
+	if (pct(12))
+		f |= IOSQE_IO_LINK;
+	if (pct(3))
+		f |= IOSQE_IO_HARDLINK;
+	/*
+	 * IOSQE_IO_DRAIN only with --drain: 6.1 stalls a drained request for
+	 * ever when a later SQE of the same submission fails at init (its CQE
+	 * is posted at once, cached_cq_tail overshoots and req_need_defer()'s
+	 * != never turns false); uring_cmd_flags make such SQEs easy to get.
+	 * Reproduced on the unpatched 6.1 tree: not this series' bug.
+	 */
+	if (drain && pct(2))
+		f |= IOSQE_IO_DRAIN;
+	if (pct(1))
+		f |= IOSQE_BUFFER_SELECT;
+	s->fixed_file = false;
+	s->fd_or_idx = t->fd;
+	if (r->files && pct(30)) {
+		s->fixed_file = true;
+		s->fd_or_idx = pct(95) ? (int)s->tgt : (int)(ntg + below(8));
+	} else if (!r->files && pct(1)) {
+		s->fixed_file = true;	/* no files registered: -EBADF */
+		s->fd_or_idx = below(4);
+	}
+	if (s->fixed_file)
+		f |= IOSQE_FIXED_FILE;
+	s->sqe_flags = f;
+	s->pad1 = pct(2) ? 1 + below(0xffff) : 0;
+	s->personality = pct(1) ? 1 + below(8) : 0;
+
+	memset(sqe, 0, sqe_size);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->flags = f;
+	sqe->fd = s->fd_or_idx;
+	sqe->cmd_op = s->cmd_op;
+	sqe->__pad1 = s->pad1;
+	sqe->uring_cmd_flags = s->ucflags;
+	sqe->buf_index = s->buf_index;
+	sqe->personality = s->personality;
+	sqe->user_data = seq;
+	if (pct(5)) {	/* fields uring_cmd does not use */
+		sqe->addr = rnd64();
+		sqe->len = rnd32();
+		sqe->ioprio = (__u16)rnd32();
+		sqe->splice_fd_in = (__s32)rnd32();
+	}
+	memcpy(sqe->cmd, s->cmd, s->cmdlen);
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+static unsigned long errno_hist[4096];
+static unsigned long n_ok, n_pos, n_nvme_status, n_rewritten, n_cmds;
+static unsigned long kind_cmds[R_NR];
+
+static void account(const struct slot *s, int res)
+{
+	n_cmds++;
+	if (s->rewritten)
+		n_rewritten++;
+	if (res < 0 && res > -4096)
+		errno_hist[-res]++;
+	else if (res == 0)
+		n_ok++;
+	else if (is_nvme_op(s->cmd_op))
+		n_nvme_status++;
+	else
+		n_pos++;
+}
+
+static void summary(unsigned long long ms)
+{
+	unsigned long top[5] = { 0 };
+	int topi[5] = { 0 };
+	char hist[256] = "";
+	int i, j, n = 0;
+
+	for (i = 1; i < 4096; i++) {
+		for (j = 0; j < 5; j++) {
+			if (errno_hist[i] > top[j]) {
+				memmove(&top[j + 1], &top[j], (4 - j) * sizeof(top[0]));
+				memmove(&topi[j + 1], &topi[j], (4 - j) * sizeof(topi[0]));
+				top[j] = errno_hist[i];
+				topi[j] = i;
+				break;
+			}
+		}
+	}
+	for (j = 0; j < 5 && top[j]; j++)
+		n += snprintf(hist + n, sizeof(hist) - n, "%s%s %lu",
+			      j ? ", " : "", t_errname(topi[j]), top[j]);
+	t_info("%lu commands in %.1f s (%.0f/s) on %u targets, %u rings (plain %lu, sqe128 %lu, iopoll %lu, sqpoll %lu): res 0 %lu, res > 0 %lu, NVMe status %lu; errno: %s; NVMe safety rewrites %lu",
+	       n_cmds, ms / 1000.0, ms ? n_cmds * 1000.0 / ms : 0.0, ntg,
+	       nrings, kind_cmds[R_PLAIN], kind_cmds[R_BIG],
+	       kind_cmds[R_IOPOLL], kind_cmds[R_SQPOLL], n_ok, n_pos,
+	       n_nvme_status, hist[0] ? hist : "none", n_rewritten);
+}
+
+/* ---- submit and reap ---------------------------------------------------- */
+
+static unsigned int timeout_ms = 30000;
+static uint64_t seed;
+static unsigned long count = 100000;
+static bool verbose;
+
+static void __attribute__((noreturn))
+fail_cmd(const struct slot *s, const struct ring *r, const char *what)
+{
+	fflush(stdout);
+	fprintf(stderr, "uring_fuzz: seed %" PRIu64 ": %s\n", seed,
+		describe(s, r));
+	t_die("%s (seed %" PRIu64 ", repeat: --seed %" PRIu64 " --count %lu)",
+	      what, seed, seed, count);
+}
+
+static void check_cqe(struct ring *r, struct io_uring_cqe *cqe, __u64 base,
+		      unsigned int n)
+{
+	__u64 ud = cqe->user_data;
+	struct slot *s;
+	char what[160];
+
+	if (ud < base || ud >= base + n)
+		t_die("ring %u: CQE with user_data %llu, not one of commands %llu..%llu (seed %" PRIu64 ")",
+		      r->id, (unsigned long long)ud, (unsigned long long)base,
+		      (unsigned long long)(base + n - 1), seed);
+	s = &slots[ud - base];
+	if (s->done) {
+		snprintf(what, sizeof(what), "command %llu completed twice (res %s)",
+			 (unsigned long long)ud, t_res_str(cqe->res));
+		fail_cmd(s, r, what);
+	}
+	s->done = true;
+	if (cqe->flags) {
+		snprintf(what, sizeof(what), "command %llu: cqe flags %#x",
+			 (unsigned long long)ud, cqe->flags);
+		fail_cmd(s, r, what);
+	}
+	if (r->flags & IORING_SETUP_CQE32) {
+		__u64 big0 = cqe->big_cqe[0], big1 = cqe->big_cqe[1];
+
+		if (big1 || (big0 && !is_nvme_op(s->cmd_op))) {
+			snprintf(what, sizeof(what),
+				 "command %llu: res %s, CQE32 extra words %#llx %#llx not zero",
+				 (unsigned long long)ud, t_res_str(cqe->res),
+				 (unsigned long long)big0,
+				 (unsigned long long)big1);
+			fail_cmd(s, r, what);
+		}
+	}
+	account(s, cqe->res);
+	if (verbose)
+		t_info("%s -> %s", describe(s, r),
+		       is_nvme_op(s->cmd_op) ? t_nvme_res_str(cqe->res) :
+		       t_res_str(cqe->res));
+}
+
+/* The kernel's view of a ring (SQ/CQ heads and tails), for a hang report. */
+static void dump_fdinfo(int fd)
+{
+	char path[64], line[256];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	fflush(stdout);
+	while (fgets(line, sizeof(line), f) && n++ < 60)
+		fprintf(stderr, "uring_fuzz: fdinfo: %s", line);
+	fclose(f);
+}
+
+/* Queue @n commands starting at @base, submit them all, reap all @n. */
+static void run_batch(struct ring *r, __u64 base, unsigned int n)
+{
+	struct io_uring *ring = &r->ring;
+	unsigned long long deadline;
+	unsigned int i, got = 0;
+	bool iopoll_self = (r->flags & IORING_SETUP_IOPOLL) &&
+			   !(r->flags & IORING_SETUP_SQPOLL);
+
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe)
+			t_die("ring %u: SQ ring full with %u queued (seed %" PRIu64 ")",
+			      r->id, i, seed);
+		gen_cmd(r, sqe, &slots[i], base + i);
+	}
+
+	deadline = t_now_ms() + timeout_ms;
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { .tv_nsec = 100 * 1000000 };
+		int ret;
+
+		/*
+		 * Without IORING_SETUP_SUBMIT_ALL, submission stops after an
+		 * SQE that fails to initialise; the rest stay in the SQ ring
+		 * and go with the next io_uring_enter().
+		 */
+		if (io_uring_sq_ready(ring)) {
+			ret = io_uring_submit(ring);
+			if (ret < 0 && ret != -EAGAIN && ret != -EBUSY &&
+			    ret != -EINTR)
+				t_die("ring %u: io_uring_submit: %s (seed %" PRIu64 ", commands %llu..%llu)",
+				      r->id, t_errname(ret), seed,
+				      (unsigned long long)base,
+				      (unsigned long long)(base + n - 1));
+		}
+		while (!io_uring_peek_cqe(ring, &cqe)) {
+			check_cqe(r, cqe, base, n);
+			io_uring_cqe_seen(ring, cqe);
+			got++;
+		}
+		if (got == n)
+			break;
+		if (t_now_ms() > deadline) {
+			dump_fdinfo(ring->ring_fd);
+			for (i = 0; i < n; i++)
+				if (!slots[i].done)
+					fprintf(stderr, "uring_fuzz: not completed: %s\n",
+						describe(&slots[i], r));
+			for (i = 0; i < n; i++) {
+				if (!slots[i].done) {
+					char what[96];
+
+					snprintf(what, sizeof(what),
+						 "command %llu never completed (%u of %u in its batch did)",
+						 (unsigned long long)slots[i].seq, got, n);
+					fail_cmd(&slots[i], r, what);
+				}
+			}
+		}
+		if (iopoll_self) {
+			ret = io_uring_enter(ring->ring_fd, 0, 0,
+					     IORING_ENTER_GETEVENTS, NULL);
+			if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
+			    ret != -EBUSY)
+				t_die("ring %u: io_uring_enter(GETEVENTS): %s",
+				      r->id, t_errname(ret));
+		} else {
+			ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+			if (ret < 0 && ret != -ETIME && ret != -EINTR &&
+			    ret != -EAGAIN && ret != -EBUSY)
+				t_die("ring %u: io_uring_wait_cqe_timeout: %s",
+				      r->id, t_errname(ret));
+		}
+	}
+	/* nothing more may come: a second CQE for any of them fails here */
+	{
+		struct io_uring_cqe *cqe;
+
+		if (!io_uring_peek_cqe(ring, &cqe))
+			check_cqe(r, cqe, base, n);
+	}
+	kind_cmds[r->kind] += n;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]\n"
+		"                  [--scratch /dev/nvmeXnY] [--drain] [-v] TARGET...\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "time", required_argument, NULL, 't' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
+		{ "scratch", required_argument, NULL, 'S' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "drain", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long start, time_limit_ms = 0, last_report;
+	bool have_seed = false;
+	const char *env;
+	__u64 seq = 0;
+	unsigned int epoch = 0;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "s:n:t:T:S:vDh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			have_seed = true;
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			time_limit_ms = strtoull(optarg, NULL, 0) * 1000;
+			break;
+		case 'T':
+			timeout_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			scratch_path = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'D':
+			drain = true;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	env = getenv("TEST_CQE_TIMEOUT_MS");
+	if (env && strtoul(env, NULL, 10) > timeout_ms)
+		timeout_ms = strtoul(env, NULL, 10);
+	if (!have_seed) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000003ULL ^ (uint64_t)ts.tv_nsec ^
+		       ((uint64_t)getpid() << 32);
+	}
+	/* first line: the seed, so that a failing run can be repeated */
+	t_info("seed %" PRIu64 " count %lu (repeat with --seed %" PRIu64 " --count %lu)",
+	       seed, count, seed, count);
+	if (optind >= argc && !scratch_path)
+		t_skip("no TARGET given (block/char nodes or files; see tests/fuzz/README.md)");
+	rng = seed;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (scratch_path) {
+		struct stat st;
+		bool ctrl;
+
+		if (stat(scratch_path, &st) ||
+		    !(S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
+			t_die("--scratch %s: not a block or char node", scratch_path);
+		nvme_key(&st, scratch_key, sizeof(scratch_key), &ctrl);
+		if (!scratch_key[0])
+			t_die("--scratch %s: not an NVMe namespace", scratch_path);
+		t_info("# scratch namespace %s: NVMe writes allowed there only",
+		       scratch_key);
+		open_path(scratch_path);
+	}
+	for (i = optind; i < argc; i++)
+		open_path(argv[i]);
+	own_targets();
+	if (!ntg)
+		t_die("no target could be opened");
+	for (i = 0; i < (int)ntg; i++)
+		t_info("# target %d: %s%s%s", i, tg[i].name,
+		       tg[i].nvme_ns ? " (NVMe namespace)" : "",
+		       tg[i].nvme_ctrl ? " (NVMe controller)" : "");
+
+	setup_memory();
+	for (i = 0; i < MAX_BATCH; i++) {
+		slots[i].iov = calloc(MAX_IOV, sizeof(struct iovec));
+		if (!slots[i].iov)
+			t_die("calloc: %m");
+	}
+
+	start = last_report = t_now_ms();
+	while (seq < count) {
+		struct ring r;
+		unsigned long per_ring = 100 + below(1400);
+
+		ring_setup(&r, (enum rkind)(epoch++ % R_NR));
+		if (verbose)
+			t_info("# ring %u: %s (%s), files %d, buffers %u",
+			       r.id, rkind_names[r.kind], ring_flags_str(r.flags),
+			       r.files, r.nbufs);
+		while (per_ring && seq < count) {
+			unsigned int n = 1 + below(MAX_BATCH);
+
+			if (n > per_ring)
+				n = per_ring;
+			if (n > count - seq)
+				n = count - seq;
+			run_batch(&r, seq, n);
+			seq += n;
+			per_ring -= n;
+			if (t_now_ms() - last_report >= 30000) {
+				last_report = t_now_ms();
+				t_info("# %llu commands, %.0f/s", (unsigned long long)seq,
+				       seq * 1000.0 / (last_report - start));
+			}
+			if (time_limit_ms && t_now_ms() - start >= time_limit_ms)
+				break;
+		}
+		io_uring_queue_exit(&r.ring);
+		if (verbose)
+			t_info("# ring %u done at %llu commands, %llu ms",
+			       r.id, (unsigned long long)seq,
+			       t_now_ms() - start);
+		if (time_limit_ms && t_now_ms() - start >= time_limit_ms) {
+			t_info("# time limit reached after %llu commands",
+			       (unsigned long long)seq);
+			break;
+		}
+	}
+	summary(t_now_ms() - start);
+	return t_result();
+}
