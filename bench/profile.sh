@@ -44,5 +44,8 @@ prof() {
 prof identify-ioctl-bdev-qd16 -q 16 admin ioctl "$dev" identify
 prof identify-uring-char-qd16 -q 16 admin uring "$ctrl" identify
 prof identify-uring-bdev-qd16 -q 16 admin uring "$dev" identify
+# queries take a microsecond: many more of them for enough samples
+n=$((n * 50))
 prof query-ioctl query ioctl "$dev"
 prof query-uring-batch8 -q 8 query uring "$dev"
+prof query-uring-batch64 -q 64 query uring "$dev"

@@ -65,13 +65,24 @@ if [ -b "$nulldev" ]; then
 	done
 fi
 
-# Admin commands at each QD: the three paths one after the other.
+# Admin commands at each QD: the three paths one after the other, in the
+# opposite order on even boots, so that a drift within a boot does not
+# always favour the same path.
+admin_point() {
+	case $1 in
+	ioctl-bdev) m "$2" ioctl-bdev "sync NVME_IOCTL_ADMIN_CMD on $dev ($3 threads)" \
+			-q "$3" admin ioctl "$dev" "$2" ;;
+	uring-char) m "$2" uring-char "uring_cmd on $ctrl (upstream)" -q "$3" admin uring "$ctrl" "$2" ;;
+	uring-bdev) m "$2" uring-bdev "uring_cmd on $dev (this project)" -q "$3" admin uring "$dev" "$2" ;;
+	esac
+}
+order="ioctl-bdev uring-char uring-bdev"
+[ $((boot % 2)) = 1 ] || order="uring-bdev uring-char ioctl-bdev"
 for what in identify smart; do
 	for qd in $qds; do
-		m "$what" ioctl-bdev "sync NVME_IOCTL_ADMIN_CMD on $dev ($qd threads)" \
-			-q "$qd" admin ioctl "$dev" "$what"
-		m "$what" uring-char "uring_cmd on $ctrl (upstream)" -q "$qd" admin uring "$ctrl" "$what"
-		m "$what" uring-bdev "uring_cmd on $dev (this project)" -q "$qd" admin uring "$dev" "$what"
+		for p in $order; do
+			admin_point "$p" "$what" "$qd"
+		done
 	done
 done
 
@@ -85,9 +96,15 @@ for qd in 1 32; do
 		if [ -n "$p" ] && [ "$poll" = 0 ]; then
 			continue
 		fi
-		m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
-		m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
-		m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
+		if [ $((boot % 2)) = 1 ]; then
+			m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
+			m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
+			m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
+		else
+			m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
+			m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
+			m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
+		fi
 	done
 done
 
