@@ -39,7 +39,7 @@ help:
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
-	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~15 min)'
+	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~8 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          build every commit of both series on its own'
