@@ -897,7 +897,6 @@ static __u32 nvme_nsid(const struct target *t)
 
 static bool drain;	/* --drain: also IOSQE_IO_DRAIN, see gen_cmd() */
 static bool iopoll_async; /* --iopoll-async: IOSQE_ASYNC on IOPOLL rings too */
-static bool meta_nobuf;	/* --meta-nobuf: huge metadata_len without a buffer */
 
 static void gen_nvme(struct slot *s, const struct target *t,
 		     const struct ring *r, struct nvme_uring_cmd *c)
@@ -1015,15 +1014,6 @@ static void gen_nvme(struct slot *s, const struct target *t,
 		c->metadata = make_ptr(s->md_k, c->metadata_len);
 	} else if (pct(3)) {
 		c->metadata_len = pick_len();	/* length without a buffer */
-		/*
-		 * Open 6.1 bug: nvme_uring_cmd_io() keeps metadata_len without
-		 * a mapped buffer and its completion copies that many bytes
-		 * from NULL; above INT_MAX that is a WARN in check_copy_size()
-		 * (seed 1803108662404538). Huge lengths only with --meta-nobuf;
-		 * the RNG is drawn the same either way.
-		 */
-		if (!meta_nobuf && c->metadata_len > 0x7fffffffU)
-			c->metadata_len = 8;
 	}
 
 	/*
@@ -1431,7 +1421,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]\n"
-		"                  [--scratch /dev/nvmeXnY] [--drain] [--iopoll-async] [--meta-nobuf]\n"
+		"                  [--scratch /dev/nvmeXnY] [--drain] [--iopoll-async]\n"
 		"                  [-v] TARGET...\n");
 }
 
@@ -1446,7 +1436,6 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "drain", no_argument, NULL, 'D' },
 		{ "iopoll-async", no_argument, NULL, 'A' },
-		{ "meta-nobuf", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1457,7 +1446,7 @@ int main(int argc, char **argv)
 	unsigned int epoch = 0;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:n:t:T:S:vDAMh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:t:T:S:vDAh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1483,9 +1472,6 @@ int main(int argc, char **argv)
 			break;
 		case 'A':
 			iopoll_async = true;
-			break;
-		case 'M':
-			meta_nobuf = true;
 			break;
 		case 'h':
 			usage();
