@@ -553,7 +553,7 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 	struct uc_data *ld = td->io_ops_data;
 	struct iovec *iov = &ld->iovs[io_u->index];
 
-	memset(c, 0, sizeof(*c));
+	/* uc_sqe_init() zeroed the whole SQE128, command included */
 	c->nsid = uf->nsid;
 	switch (io_u->ddir) {
 	case DDIR_READ:
