@@ -91,20 +91,26 @@ for b in $batches; do
 	m query uring "BLOCK_URING_CMD_IOCTL, batches of $b" -q "$b" query uring "$dev"
 done
 
+# read_point PATH QD [-P]: one 4 KiB random-read point
+read_point() {
+	local path=$1 qd=$2
+	shift 2
+	case $path in
+	uring-read-bdev) m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" "$@" read uring "$dev" ;;
+	pt-ng) m read4k pt-ng "passthrough on $chr" -q "$qd" "$@" read pt "$chr" ;;
+	pt-bdev) m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" "$@" read pt "$dev" ;;
+	esac
+}
+read_order="uring-read-bdev pt-ng pt-bdev"
+[ $((boot % 2)) = 1 ] || read_order="pt-bdev pt-ng uring-read-bdev"
 for qd in 1 32; do
 	for p in "" -P; do
 		if [ -n "$p" ] && [ "$poll" = 0 ]; then
 			continue
 		fi
-		if [ $((boot % 2)) = 1 ]; then
-			m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
-			m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
-			m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
-		else
-			m read4k pt-bdev "passthrough on $dev (this project)" -q "$qd" $p read pt "$dev"
-			m read4k pt-ng "passthrough on $chr" -q "$qd" $p read pt "$chr"
-			m read4k uring-read-bdev "io_uring read O_DIRECT on $dev" -q "$qd" $p read uring "$dev"
-		fi
+		for path in $read_order; do
+			read_point "$path" "$qd" $p
+		done
 	done
 done
 
