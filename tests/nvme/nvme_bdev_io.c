@@ -14,6 +14,9 @@
  *   - on that ring, 32 Flushes (no data: never polled) each beside a read,
  *     on the block node and on /dev/ngXnY: all complete (6.1 polled the
  *     Flush's stale cookie and crashed in bio_poll(): drivers-nvme/0003);
+ *   - on that ring, 64 reads past the end of the namespace each behind a
+ *     long read: the failed read completes with LBA Out of Range (6.1
+ *     polled it after its completion had gone to task_work: 0004);
  *   - each command's result dword is posted in the big CQE (0 for I/O).
  */
 #include <errno.h>
@@ -135,6 +138,50 @@ static void flush_beside_read(struct io_uring *ring, int fd, const char *node,
 	}
 }
 
+/*
+ * A long read and, behind it, a read past the end of the namespace, on an
+ * IOPOLL ring: polling the long read finds the failed one's completion,
+ * which is not batched (an error) and goes to task_work while the failed
+ * read is still on the poll list. 6.1 then polled that command's cookie,
+ * by then task_work_cb: a GPF in bio_poll() (drivers-nvme/0004).
+ */
+static void error_behind_long_read(struct io_uring *ring, int fd,
+				   const char *node)
+{
+	__u32 len = n.max_bytes < (256U << 10) ? n.max_bytes : 256U << 10;
+	struct nvme_uring_cmd rd, bad;
+	void *big = t_alloc(len), *small = t_alloc(n.lbs);
+	struct t_cqe c;
+	unsigned int i, k;
+
+	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, big, len, 0, len / n.lbs);
+	t_nvme_rw(&bad, nvme_cmd_read, n.nsid, small, n.lbs, n.nlb, 1);
+	for (i = 0; i < 64; i++) {
+		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &rd, 1);
+		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &bad, 2);
+		if (t_submit(ring, 2)) {
+			t_error("%s: submitting two reads failed", node);
+			break;
+		}
+		for (k = 0; k < 2; k++) {
+			if (t_wait_cqe(ring, &c, T_NVME_TIMEOUT_MS)) {
+				t_error("%s, round %u: a read never completed", node, i);
+				goto out;
+			}
+			if (c.user_data == 1 && c.res)
+				t_error("%s, round %u: long read: %s", node, i,
+					t_nvme_res_str(c.res));
+			if (c.user_data == 2 &&
+			    !t_nvme_is_status(c.res, NVME_SC_LBA_RANGE))
+				t_error("%s, round %u: read past the end: %s, expected LBA Out of Range",
+					node, i, t_nvme_res_str(c.res));
+		}
+	}
+out:
+	free(big);
+	free(small);
+}
+
 static void check_write(struct io_uring *ring, const char *what,
 			__u32 cmd_op, void *pat, const struct iovec *iov,
 			int nr_iov, int buf_index, void *buf)
@@ -242,8 +289,11 @@ int main(int argc, char **argv)
 			   "IO read on an IOPOLL ring (no poll queues)",
 			   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
 		flush_beside_read(&poll, n.bfd, "IOPOLL, block node", buf);
-		if (cfd >= 0)
+		error_behind_long_read(&poll, n.bfd, "IOPOLL, block node");
+		if (cfd >= 0) {
 			flush_beside_read(&poll, cfd, "IOPOLL, char device", buf);
+			error_behind_long_read(&poll, cfd, "IOPOLL, char device");
+		}
 		io_uring_queue_exit(&poll);
 	}
 
