@@ -30,7 +30,7 @@ DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	iproute2 util-linux procps shellcheck rsync \
 	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox
 
-.PHONY: help deps kernel headers tests fio bench-progs bench fuzz demo run check checkpatch bisect \
+.PHONY: help deps kernel headers tests fio bench-progs bench fuzz demo run check checkpatch bisect warnings \
 	export-patches clean distclean
 
 help:
@@ -42,7 +42,8 @@ help:
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~8 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
-	@echo 'make bisect          build every commit of both series on its own'
+	@echo 'make bisect          compile every commit of both series on its own'
+	@echo 'make warnings        W=1 and sparse on the files both series touch, base vs tip'
 	@echo 'make export-patches  re-export both series from build/linux'
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
 
@@ -94,6 +95,9 @@ checkpatch: kernel
 bisect: kernel
 	@kernel/bisect.sh
 
+warnings: kernel
+	@kernel/warnings.sh
+
 # A longer fuzzing campaign than make check's, with run.sh's kernel log
 # checks; N commands, SEED to repeat a run.
 fuzz: tests
@@ -108,7 +112,7 @@ fuzz: tests
 FUZZ_SEED ?= 1803108662404538
 check: tests fio bench-progs
 	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
-		--test-timeout $(TEST_TIMEOUT)
+		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates)
 
 export-patches:
 	@kernel/tree.sh export

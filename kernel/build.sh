@@ -2,6 +2,8 @@
 # Build a guest bzImage from build/linux: merge the committed fragments onto
 # x86_64_defconfig + kvm_guest.config, then an incremental make through ccache.
 # usage: kernel/build.sh OBJDIR FRAGMENT...
+#   KTARGETS: make targets instead of bzImage (kernel/bisect.sh builds single
+#   objects: "prepare", "block/ioctl.o ...")
 set -eu
 
 # KSRC: another checkout of the tree (kernel/bisect.sh builds a worktree)
@@ -49,4 +51,5 @@ export CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export KBUILD_BUILD_TIMESTAMP='2000-01-01'
 export KBUILD_BUILD_USER=uringcmd KBUILD_BUILD_HOST=uringcmd
-make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage
+# shellcheck disable=SC2086 # a list of targets, split on purpose
+make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" ${KTARGETS:-bzImage}

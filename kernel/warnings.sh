@@ -23,8 +23,10 @@ mapfile -t files < <(git -C "$tree" diff --name-only base nvme -- '*.c')
 warnings() {
 	local f
 	git -C "$wt" checkout -q --detach "$1"
-	KSRC=$wt "$top/kernel/build.sh" "$wt/obj" "$top/kernel/guest.config" >/dev/null
+	KSRC=$wt KTARGETS=prepare "$top/kernel/build.sh" "$wt/obj" \
+		"$top/kernel/guest.config" >/dev/null
 	for f in "${files[@]}"; do
+		[ -f "$wt/$f" ] || continue	# added by the series
 		touch "$wt/$f"
 		make -s -C "$wt" O="$wt/obj" W=1 C=2 KCFLAGS=-Wno-error \
 			"${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |

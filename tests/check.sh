@@ -4,10 +4,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel='' timeout=1200 test_timeout=120
+kernel='' timeout=1200 test_timeout=120 gates=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
+	--gates) gates=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--test-timeout) test_timeout=$2; shift ;;
 	*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
@@ -21,8 +22,15 @@ mkdir -p "$results"
 log=$results/summary.log
 : >"$log"
 
-# Host side: checkpatch over both series; the fio engine on this kernel.
+# Host side: checkpatch over both series; with --gates (the plain run of
+# make check: they do not depend on the guest config) every commit of both
+# series compiled on its own, and W=1 + sparse on the files they touch,
+# base against tip; then the fio engine on this kernel.
 "$top/tests/checkpatch.sh" | tee -a "$log" || true
+if [ "$gates" = 1 ]; then
+	"$top/kernel/bisect.sh" | tee -a "$log" || true
+	"$top/kernel/warnings.sh" | tee -a "$log" || true
+fi
 "$top/tests/fio-host.sh" | tee -a "$log" || true
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running

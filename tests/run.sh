@@ -398,7 +398,12 @@ for bin in "$bindir"/*; do
 			run_test "${test}[${dev##*/}]" "$bin" "$dev"
 		done
 		;;
-	nvme_*|fio_*|bench_*)
+	bench_*)
+		# every benchmark point and three fio jobs, short but many
+		timeout_s=$((timeout_s * 3)) run_test "$test" "$bin" \
+			"$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		;;
+	nvme_*|fio_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
 	uring_fuzz)
