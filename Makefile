@@ -11,7 +11,7 @@ KCONFIGS  := kernel/guest.config kernel/debug.config
 # KASAN, lockdep and kmemleak under TCG: boots take minutes, commands 10-15x longer
 GUEST_TIMEOUT ?= 3600
 TEST_TIMEOUT  ?= 600
-# uring_fuzz in make check: 100000 commands on this kernel (~9 min)
+# uring_fuzz in make check: 100000 commands on this kernel (~6 min)
 FUZZ_COUNT    ?= 100000
 else
 KOBJ      := $(BUILD)/linux/obj
