@@ -108,34 +108,51 @@ static void check_read(struct io_uring *ring, int fd, const char *what,
 			(unsigned long long)c.big[0]);
 }
 
-/* Write @pat through the block node with @cmd_op, check it with pread. */
+/*
+ * Submit @first (user_data 1) and @second (2) on @fd and reap both:
+ * their cqe->res in @res[0] and @res[1]. False, after t_error(), if either
+ * could not be submitted or never completed.
+ */
+static bool pair_round(struct io_uring *ring, int fd, const char *node,
+		       unsigned int round, const struct nvme_uring_cmd *first,
+		       const struct nvme_uring_cmd *second, int res[2])
+{
+	struct t_cqe c;
+	unsigned int k;
+
+	t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, first, 1);
+	t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, second, 2);
+	if (t_submit(ring, 2)) {
+		t_error("%s, round %u: submitting two commands failed", node, round);
+		return false;
+	}
+	for (k = 0; k < 2; k++) {
+		if (t_wait_cqe(ring, &c, T_NVME_TIMEOUT_MS)) {
+			t_error("%s, round %u: a command never completed", node, round);
+			return false;
+		}
+		res[c.user_data == 2] = c.res;
+	}
+	return true;
+}
+
 /* Flush + read pairs on an IOPOLL ring: every command completes with 0. */
 static void flush_beside_read(struct io_uring *ring, int fd, const char *node,
 			      void *buf)
 {
 	struct nvme_uring_cmd flush, rd;
-	struct t_cqe c;
 	unsigned int i, k;
+	int res[2];
 
 	t_nvme_rw(&flush, nvme_cmd_flush, n.nsid, NULL, 0, 0, 1);
 	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
 	for (i = 0; i < 32; i++) {
-		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &flush, 1);
-		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &rd, 2);
-		if (t_submit(ring, 2)) {
-			t_error("%s: submitting a Flush and a read failed", node);
+		if (!pair_round(ring, fd, node, i, &flush, &rd, res))
 			return;
-		}
-		for (k = 0; k < 2; k++) {
-			if (t_wait_cqe(ring, &c, T_NVME_TIMEOUT_MS)) {
-				t_error("%s, round %u: a command never completed", node, i);
-				return;
-			}
-			if (c.res)
+		for (k = 0; k < 2; k++)
+			if (res[k])
 				t_error("%s, round %u: %s: %s", node, i,
-					c.user_data == 1 ? "Flush" : "read",
-					t_nvme_res_str(c.res));
-		}
+					k ? "read" : "Flush", t_nvme_res_str(res[k]));
 	}
 }
 
@@ -152,39 +169,28 @@ static void error_behind_long_read(struct io_uring *ring, int fd,
 	__u32 len = n.max_bytes < (256U << 10) ? n.max_bytes : 256U << 10;
 	struct nvme_uring_cmd rd, bad;
 	void *big = t_alloc(len), *small = t_alloc(n.lbs);
-	struct t_cqe c;
-	unsigned int i, k;
+	unsigned int i;
+	int res[2];
 
 	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, big, len, 0, len / n.lbs);
 	t_nvme_rw(&bad, nvme_cmd_read, n.nsid, small, n.lbs, n.nlb, 1);
 	for (i = 0; i < 64; i++) {
-		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &rd, 1);
-		t_nvme_prep(ring, t_get_sqe(ring), fd, NVME_URING_CMD_IO, &bad, 2);
-		if (t_submit(ring, 2)) {
-			t_error("%s: submitting two reads failed", node);
+		if (!pair_round(ring, fd, node, i, &rd, &bad, res))
 			break;
-		}
-		for (k = 0; k < 2; k++) {
-			if (t_wait_cqe(ring, &c, T_NVME_TIMEOUT_MS)) {
-				t_error("%s, round %u: a read never completed", node, i);
-				goto out;
-			}
-			if (c.user_data == 1 && c.res)
-				t_error("%s, round %u: long read: %s", node, i,
-					t_nvme_res_str(c.res));
-			/* QEMU says LBA Out of Range, nvmet Capacity Exceeded */
-			if (c.user_data == 2 &&
-			    !t_nvme_is_status(c.res, NVME_SC_LBA_RANGE) &&
-			    !t_nvme_is_status(c.res, NVME_SC_CAP_EXCEEDED))
-				t_error("%s, round %u: read past the end: %s, expected LBA Out of Range or Capacity Exceeded",
-					node, i, t_nvme_res_str(c.res));
-		}
+		if (res[0])
+			t_error("%s, round %u: long read: %s", node, i,
+				t_nvme_res_str(res[0]));
+		/* QEMU says LBA Out of Range, nvmet Capacity Exceeded */
+		if (!t_nvme_is_status(res[1], NVME_SC_LBA_RANGE) &&
+		    !t_nvme_is_status(res[1], NVME_SC_CAP_EXCEEDED))
+			t_error("%s, round %u: read past the end: %s, expected LBA Out of Range or Capacity Exceeded",
+				node, i, t_nvme_res_str(res[1]));
 	}
-out:
 	free(big);
 	free(small);
 }
 
+/* Write @pat through the block node with @cmd_op, check it with pread. */
 static void check_write(struct io_uring *ring, const char *what,
 			__u32 cmd_op, void *pat, const struct iovec *iov,
 			int nr_iov, int buf_index, void *buf)
