@@ -41,13 +41,15 @@ static __u64 sys_block_u64(const char *name, const char *attr)
 /*
  * Name of the controller behind block disk @name ("nvme0"), or "". A
  * multipath head's device is its subsystem (nvme-subsysN): take the first
- * controller listed there.
+ * live controller listed there. A deleted one stays listed until its last
+ * reference goes, after its /dev node is gone.
  */
 static void find_ctrl(const char *name, char *ctrl, size_t len, bool *head)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	struct dirent *de;
 	const char *base;
+	bool live = false;
 	DIR *d;
 
 	*head = false;
@@ -65,12 +67,23 @@ static void find_ctrl(const char *name, char *ctrl, size_t len, bool *head)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
+		char state[32] = "";
 		unsigned int c;
 		char end;
+		bool l;
 
-		if (sscanf(de->d_name, "nvme%u%c", &c, &end) == 1 &&
-		    (!ctrl[0] || strcmp(de->d_name, ctrl) < 0))
+		if (sscanf(de->d_name, "nvme%u%c", &c, &end) != 1)
+			continue;
+		l = snprintf(path, sizeof(path), "%s/%s/state", target,
+			     de->d_name) < (int)sizeof(path) &&
+		    !t_read_file(path, state, sizeof(state)) &&
+		    !strcmp(state, "live");
+		/* a live one first, then the lowest name */
+		if (!ctrl[0] || (l && !live) ||
+		    (l == live && strcmp(de->d_name, ctrl) < 0)) {
 			snprintf(ctrl, len, "%s", de->d_name);
+			live = l;
+		}
 	}
 	closedir(d);
 }
