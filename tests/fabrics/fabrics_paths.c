@@ -153,6 +153,7 @@ static void ns_remove(void)
 
 int main(int argc, char **argv)
 {
+	bool rm = argc > 2 && !strcmp(argv[2], "ns-remove");
 	unsigned long long end;
 	int ret, i;
 
@@ -160,20 +161,19 @@ int main(int argc, char **argv)
 	if (!nvmet || argc < 2)
 		t_skip("needs HEADDEV and $TEST_NVMET (run by tests/run.sh)");
 	/* before anything is opened: the skip is about the last close */
-	if (argc > 2 && !strcmp(argv[2], "ns-remove") &&
-	    !access("/proc/lockdep", F_OK))
+	if (rm && !access("/proc/lockdep", F_OK))
 		t_skip("lockdep kernel: closing a head whose namespace is gone trips a 6.1 lockdep report (nvme_mpath_remove_disk flushing partition_scan_work under open_mutex)");
 	t_nvme_open(&n, 2, argv);
 	if (!n.head)
 		t_die("%s is not a multipath head node", n.bdev);
-	if (!(argc > 2 && !strcmp(argv[2], "ns-remove")) && nr_paths() != 2)
+	if (!rm && nr_paths() != 2)
 		t_error("%s has %d paths, expected 2 (loop and tcp)", n.bdev,
 			nr_paths());
 	bufs = t_alloc((size_t)QD * 4096);
 	ret = t_nvme_ring(&ring, QD, 0);
 	if (ret)
 		t_die("ring: %s", t_errname(ret));
-	if (argc > 2 && !strcmp(argv[2], "ns-remove")) {
+	if (rm) {
 		ns_remove();
 		goto out;
 	}
