@@ -5,17 +5,19 @@
  * the char devices and the 6.1 passthrough ioctls: the NVMe debugfs
  * fault_inject (per namespace for I/O, per controller for admin) makes
  * chosen statuses, which all three paths return alike, also with 64
- * commands in flight and half of them failing; fail_io_timeout drops a
- * completion, so that the command times out (timeout_ms), is aborted and
- * the controller reset, and it still completes once, with an error, on the
- * block node and on the char device alike, after which the device works.
+ * commands in flight and half of them failing; fail_make_request fails
+ * the namespace's bios but none of the three paths, which submit no bio;
+ * fail_io_timeout drops a completion, so that the command times out
+ * (timeout_ms), is aborted and the controller reset, and it still
+ * completes once, with an error, on the block node and on the char device
+ * alike, after which the device works.
  *
- * Needs CONFIG_FAULT_INJECTION_DEBUG_FS and CONFIG_FAIL_IO_TIMEOUT (the
- * debug kernel of make check DEBUG=1); skips without them. The timeout
- * part needs drivers-nvme patch 2 under lockdep: without it, 6.1's reset
- * work flushes timeout_work under namespaces_rwsem, which the timeout
- * handler takes too (nvme_dev_disable -> nvme_start_freeze), and lockdep
- * reports the cycle.
+ * Needs CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAIL_MAKE_REQUEST and
+ * CONFIG_FAIL_IO_TIMEOUT (the debug kernel of make check DEBUG=1); skips
+ * without them. The timeout part needs drivers-nvme patch 2 under
+ * lockdep: without it, 6.1's reset work flushes timeout_work under
+ * namespaces_rwsem, which the timeout handler takes too (nvme_dev_disable
+ * -> nvme_start_freeze), and lockdep reports the cycle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +94,15 @@ struct path {
 	unsigned long ioctl_req;
 };
 
+/* The three ways to send an NVMe I/O command: both uring_cmd nodes, the ioctl. */
+#define IO_PATHS	3
+static void io_paths(struct path *p)
+{
+	p[0] = (struct path){ "uring_cmd on the block node", n.bfd, NVME_URING_CMD_IO, 0 };
+	p[1] = (struct path){ "uring_cmd on the char device", chr_fd, NVME_URING_CMD_IO, 0 };
+	p[2] = (struct path){ "NVME_IOCTL_IO_CMD", n.bfd, 0, NVME_IOCTL_IO_CMD };
+}
+
 /*
  * Every path gets @status from the injection: arm for one failure, issue,
  * and retry if something else on the queue took it.
@@ -128,20 +139,17 @@ static void io_statuses(void)
 		NVME_SCT_MEDIA << 8 | NVME_SC_READ_ERROR,	/* SCT 2: media */
 		NVME_SC_NS_NOT_READY,
 	};
-	struct path paths[] = {
-		{ "uring_cmd on the block node", n.bfd, NVME_URING_CMD_IO, 0 },
-		{ "uring_cmd on the char device", chr_fd, NVME_URING_CMD_IO, 0 },
-		{ "NVME_IOCTL_IO_CMD", n.bfd, 0, NVME_IOCTL_IO_CMD },
-	};
+	struct path paths[IO_PATHS];
 	char dir[PATH_MAX];
 	void *buf = t_alloc(4096);
 	struct nvme_uring_cmd c;
 	unsigned int i;
 
+	io_paths(paths);
 	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", n.name);
 	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
-		same_status(dir, "read", statuses[i], paths, 3, &c);
+		same_status(dir, "read", statuses[i], paths, IO_PATHS, &c);
 	free(buf);
 }
 
@@ -181,6 +189,56 @@ static void under_load(void)
 		t_error("64 reads with half failing: %u ok, %u NVMe status, %u errno",
 			t.ok, t.status, t.err);
 	free(bufs);
+}
+
+/*
+ * fail_make_request fails bios where they are submitted
+ * (submit_bio_noacct). Passthrough requests are executed without that
+ * step, on every path alike: with the namespace's make-it-fail set, an
+ * O_DIRECT read of block 0 fails with EIO (the injection is live) while
+ * the same read through uring_cmd on both nodes and the ioctl succeeds.
+ */
+static void make_request(void)
+{
+	struct path paths[IO_PATHS];
+	char attr[PATH_MAX];
+	void *buf = t_alloc(4096);
+	struct nvme_uring_cmd c;
+	unsigned int i;
+	ssize_t got;
+	int fd, res;
+
+	io_paths(paths);
+	fd = open(n.bdev, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		t_die("open %s O_DIRECT: %s", n.bdev, strerror(errno));
+	snprintf(attr, sizeof(attr), "/sys/block/%s/make-it-fail", n.name);
+	if (write_str(attr, "1"))
+		t_die("write 1 to %s: %s", attr, strerror(errno));
+	set(DEBUGFS "/fail_make_request", "verbose", 0);
+	set(DEBUGFS "/fail_make_request", "interval", 1);
+	set(DEBUGFS "/fail_make_request", "times", -1);
+	set(DEBUGFS "/fail_make_request", "probability", 100);
+
+	got = pread(fd, buf, 4096, 0);
+	if (got >= 0 || errno != EIO)
+		t_error("O_DIRECT read under fail_make_request: %zd (%s), expected EIO",
+			got, got < 0 ? strerror(errno) : "no error");
+	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	for (i = 0; i < IO_PATHS; i++) {
+		res = issue(paths[i].fd, paths[i].cmd_op, paths[i].ioctl_req, &c);
+		if (res)
+			t_error("read under fail_make_request, %s: %s, expected success",
+				paths[i].name, t_nvme_res_str(res));
+	}
+
+	set(DEBUGFS "/fail_make_request", "probability", 0);
+	set(DEBUGFS "/fail_make_request", "times", 0);
+	write_str(attr, "0");
+	if (pread(fd, buf, 4096, 0) != 4096)
+		t_error("O_DIRECT read after fail_make_request: %s", strerror(errno));
+	close(fd);
+	free(buf);
 }
 
 /*
@@ -252,6 +310,8 @@ int main(int argc, char **argv)
 		       path);
 	if (access(DEBUGFS "/fail_io_timeout/times", W_OK))
 		t_skip("no fail_io_timeout: needs CONFIG_FAIL_IO_TIMEOUT");
+	if (access(DEBUGFS "/fail_make_request/times", W_OK))
+		t_skip("no fail_make_request: needs CONFIG_FAIL_MAKE_REQUEST");
 	chr_fd = open(n.chr, O_RDWR);
 	if (chr_fd < 0)
 		t_skip("%s: %s", n.chr, strerror(errno));
@@ -261,6 +321,7 @@ int main(int argc, char **argv)
 	io_statuses();
 	admin_statuses();
 	under_load();
+	make_request();
 
 	bdev.fd = n.bfd;
 	chr.fd = chr_fd;
