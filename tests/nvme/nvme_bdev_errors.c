@@ -157,8 +157,9 @@ static void test_input(void)
 
 	/*
 	 * IORING_URING_CMD_FIXED with a vectored command: 6.1 WARNed and
-	 * leaked the request (drivers-nvme/0002); the leak check below and
-	 * run.sh's kernel log check see both.
+	 * leaked the request (fixed by the drivers-nvme patch "nvme: reject
+	 * vectored fixed-buffer passthrough without a WARN or a leak"); the
+	 * leak check below and run.sh's kernel log check see both.
 	 */
 	{
 		struct iovec reg = { .iov_base = buf + 8192, .iov_len = 4096 };

@@ -13,11 +13,12 @@
  *     poll queues, nvme.poll_queues=N; completed by interrupt otherwise);
  *   - on that ring, 32 Flushes (no data: never polled) each beside a read,
  *     on the block node and on /dev/ngXnY: all complete (6.1 polled the
- *     Flush's stale cookie and crashed in bio_poll(): drivers-nvme/0003);
+ *     Flush's stale cookie and crashed in bio_poll(); fixed by "nvme:
+ *     poll only the uring_cmds queued on a poll queue");
  *   - on that ring, 64 reads past the end of the namespace each behind a
  *     long read: the failed read completes with LBA Out of Range or
  *     Capacity Exceeded (6.1
- *     polled it after its completion had gone to task_work: 0004);
+ *     polled it after its completion had gone to task_work);
  *   - each command's result dword is posted in the big CQE (0 for I/O).
  */
 #include <errno.h>
@@ -161,7 +162,9 @@ static void flush_beside_read(struct io_uring *ring, int fd, const char *node,
  * IOPOLL ring: polling the long read finds the failed one's completion,
  * which is not batched (an error) and goes to task_work while the failed
  * read is still on the poll list. 6.1 then polled that command's cookie,
- * by then task_work_cb: a GPF in bio_poll() (drivers-nvme/0004).
+ * by then task_work_cb: a GPF in bio_poll() (fixed by the drivers-nvme
+ * patch "io_uring: stop polling a uring_cmd once its completion is in
+ * task_work").
  */
 static void error_behind_long_read(struct io_uring *ring, int fd,
 				   const char *node)

@@ -14,10 +14,11 @@
  *
  * Needs CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAIL_MAKE_REQUEST and
  * CONFIG_FAIL_IO_TIMEOUT (the debug kernel of make check DEBUG=1); skips
- * without them. The timeout part needs drivers-nvme patch 2 under
- * lockdep: without it, 6.1's reset work flushes timeout_work under
- * namespaces_rwsem, which the timeout handler takes too (nvme_dev_disable
- * -> nvme_start_freeze), and lockdep reports the cycle.
+ * without them. Under lockdep the timeout part needs the drivers-nvme
+ * backport "nvme: use srcu for iterating namespace list": without it,
+ * 6.1's reset work flushes timeout_work under namespaces_rwsem, which the
+ * timeout handler takes too (nvme_dev_disable -> nvme_start_freeze), and
+ * lockdep reports the cycle.
  */
 #include <errno.h>
 #include <fcntl.h>
