@@ -58,15 +58,25 @@ static void set(const char *dir, const char *file, long val)
 		t_die("write %s to %s: %s", buf, path, strerror(errno));
 }
 
-/* Fail the next @times requests of @dir's queue (-1: every one) with @status. */
-static void arm(const char *dir, unsigned int status, int probability, int times)
+/*
+ * Arm the fault attribute in debugfs @dir (fail_make_request,
+ * fail_io_timeout, an NVMe fault_inject) for @times failures (-1: no
+ * limit) at @probability percent; probability goes last, it is the switch.
+ */
+static void arm_attr(const char *dir, int probability, int times)
 {
 	set(dir, "verbose", 0);		/* a stack dump per failure reads as a splat */
-	set(dir, "dont_retry", 1);
-	set(dir, "status", status);
 	set(dir, "interval", 1);
 	set(dir, "times", times);
 	set(dir, "probability", probability);
+}
+
+/* Fail the next @times requests of @dir's queue (-1: every one) with @status. */
+static void arm(const char *dir, unsigned int status, int probability, int times)
+{
+	set(dir, "dont_retry", 1);
+	set(dir, "status", status);
+	arm_attr(dir, probability, times);
 }
 
 static void disarm(const char *dir)
@@ -216,10 +226,7 @@ static void make_request(void)
 	snprintf(attr, sizeof(attr), "/sys/block/%s/make-it-fail", n.name);
 	if (write_str(attr, "1"))
 		t_die("write 1 to %s: %s", attr, strerror(errno));
-	set(DEBUGFS "/fail_make_request", "verbose", 0);
-	set(DEBUGFS "/fail_make_request", "interval", 1);
-	set(DEBUGFS "/fail_make_request", "times", -1);
-	set(DEBUGFS "/fail_make_request", "probability", 100);
+	arm_attr(DEBUGFS "/fail_make_request", 100, -1);
 
 	got = pread(fd, buf, 4096, 0);
 	if (got >= 0 || errno != EIO)
@@ -233,8 +240,7 @@ static void make_request(void)
 				paths[i].name, t_nvme_res_str(res));
 	}
 
-	set(DEBUGFS "/fail_make_request", "probability", 0);
-	set(DEBUGFS "/fail_make_request", "times", 0);
+	disarm(DEBUGFS "/fail_make_request");
 	write_str(attr, "0");
 	if (pread(fd, buf, 4096, 0) != 4096)
 		t_error("O_DIRECT read after fail_make_request: %s", strerror(errno));
@@ -261,12 +267,9 @@ static int timed_out(const struct path *p)
 	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	c.timeout_ms = 1000;
 	for (try = 0; try < BUSY_RETRIES && !res; try++) {
-		set(DEBUGFS "/fail_io_timeout", "verbose", 0);
-		set(DEBUGFS "/fail_io_timeout", "interval", 1);
-		set(DEBUGFS "/fail_io_timeout", "times", 1);
-		set(DEBUGFS "/fail_io_timeout", "probability", 100);
+		arm_attr(DEBUGFS "/fail_io_timeout", 100, 1);
 		res = issue(p->fd, p->cmd_op, 0, &c);
-		set(DEBUGFS "/fail_io_timeout", "probability", 0);
+		disarm(DEBUGFS "/fail_io_timeout");
 	}
 	write_str(attr, "0");
 	t_info("%s: completion dropped: %s after %llu ms", p->name,
