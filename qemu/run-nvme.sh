@@ -20,6 +20,15 @@ in the guest and is the working directory.
                         image files under build/nvme/
       --null-last       back only the last namespace with null-co (a floor
                         for benchmarks beside file-backed ones)
+      --ns PROPS        one more namespace after the -n ones, formatted by
+                        QEMU's nvme-ns properties PROPS, comma-separated:
+                        logical_block_size, physical_block_size, ms, mset,
+                        pi, pif, pil, zoned, zoned.zone_size,
+                        zoned.zone_capacity, zoned.max_open,
+                        zoned.max_active, discard_granularity; and size=MB
+                        for its image (default: --size). Repeatable; its
+                        image is made anew each boot. Example:
+                        --ns ms=8,pi=1 --ns zoned=on,zoned.zone_size=8M
       --subsys          two controllers in one nvme-subsys sharing namespace 1
                         (multipath: its block node is the head node, the
                         paths are nvmeXcYn1; other namespaces are private)
@@ -46,7 +55,7 @@ USAGE
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
-namespaces=1 size=256 null=0 subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=900
+namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=900
 accel=tcg mem=2048 cpus=2 results='' append=
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
@@ -56,6 +65,7 @@ while [ $# -gt 0 ]; do
 	-k|--kernel) kernel=$2; shift ;;
 	-n|--namespaces) namespaces=$2; shift ;;
 	--size) size=$2; shift ;;
+	--ns) fmt_ns+=("$2"); shift ;;
 	--null) null=1 ;;
 	--null-last) null=last ;;
 	--subsys) subsys=1 ;;
@@ -93,6 +103,38 @@ check_setup() {
 		esac
 	done
 	[ "$namespaces" -ge 1 ] || die "need at least one namespace"
+	local spec prop props
+	for spec in ${fmt_ns[@]+"${fmt_ns[@]}"}; do
+		IFS=, read -r -a props <<<"$spec"
+		for prop in "${props[@]}"; do
+			case ${prop%%=*} in
+			logical_block_size|physical_block_size|ms|mset|pi|pif|pil|\
+			zoned|zoned.zone_size|zoned.zone_capacity|zoned.max_open|\
+			zoned.max_active|discard_granularity) ;;
+			size) case ${prop#size=} in ''|*[!0-9]*) die "--ns $spec: size is in MB" ;; esac ;;
+			*) die "--ns $spec: '${prop%%=*}' is not a namespace format property" ;;
+			esac
+			[ "$prop" != "${prop#*=}" ] || die "--ns $spec: '$prop' has no value"
+		done
+	done
+}
+
+# --ns PROPS: QEMU's properties without size=, and the image size in MB.
+fmt_props() { # spec
+	local prop out='' props
+	IFS=, read -r -a props <<<"$1"
+	for prop in "${props[@]}"; do
+		case $prop in size=*) ;; *) out+=,$prop ;; esac
+	done
+	printf '%s\n' "$out"
+}
+fmt_size() { # spec
+	local prop mb=$size props
+	IFS=, read -r -a props <<<"$1"
+	for prop in "${props[@]}"; do
+		case $prop in size=*) mb=${prop#size=} ;; esac
+	done
+	printf '%s\n' "$mb"
 }
 
 # Namespaces: sparse images under build/nvme/, or null-co.
@@ -125,6 +167,18 @@ nvme_args() {
 		else
 			qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private")
 		fi
+	done
+	# Formatted namespaces: fresh images, so no block keeps data or
+	# protection information written under another format.
+	local spec img
+	for spec in ${fmt_ns[@]+"${fmt_ns[@]}"}; do
+		i=$((i + 1))
+		img=$top/build/nvme/ns$i.img
+		rm -f "$img"
+		truncate -s "$(fmt_size "$spec")M" "$img"
+		qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off")
+		qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
+		qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private$(fmt_props "$spec")")
 	done
 }
 
