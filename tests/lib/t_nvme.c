@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* NVMe helpers of the uringcmd in-guest tests; see t_nvme.h. */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -319,8 +320,13 @@ const char *t_nvme_res_str(int res)
 
 	if (res <= 0)
 		return t_res_str(res);
+#ifdef T_NO_LIBNVME
+	/* the -m32 builds: Debian's libnvme-dev is not multiarch */
+	snprintf(b, sizeof(bufs[0]), "%#x (NVMe status)", res);
+#else
 	snprintf(b, sizeof(bufs[0]), "%#x (%s)", res,
 		 nvme_status_to_string(res, false));
+#endif
 	return b;
 }
 
@@ -388,4 +394,152 @@ const char *t_qmp(const char *json)
 	}
 	t_info("no answer to QMP %s", json);
 	return NULL;
+}
+
+int t_nvme_ioctl64(int fd, unsigned long req, const struct nvme_uring_cmd *c,
+		   __u64 *result)
+{
+	struct nvme_passthru_cmd64 p = {
+		.opcode		= c->opcode,
+		.flags		= c->flags,
+		.nsid		= c->nsid,
+		.cdw2		= c->cdw2,
+		.cdw3		= c->cdw3,
+		.metadata	= c->metadata,
+		.addr		= c->addr,
+		.metadata_len	= c->metadata_len,
+		.data_len	= c->data_len,
+		.cdw10		= c->cdw10,
+		.cdw11		= c->cdw11,
+		.cdw12		= c->cdw12,
+		.cdw13		= c->cdw13,
+		.cdw14		= c->cdw14,
+		.cdw15		= c->cdw15,
+		.timeout_ms	= c->timeout_ms,
+	};
+	int ret = ioctl(fd, req, &p);
+
+	if (ret < 0)
+		return -errno;
+	if (result)
+		*result = p.result;
+	return ret;
+}
+
+const char *const t_path_names[T_NR_PATHS] = {
+	[T_PATH_BDEV]	= "uring_cmd on the block node",
+	[T_PATH_CHAR]	= "uring_cmd on ng",
+	[T_PATH_IOCTL]	= "NVME_IOCTL_IO64_CMD",
+};
+
+int t_nvme_io_path(struct io_uring *ring, enum t_nvme_path path, int bfd,
+		   int cfd, const struct nvme_uring_cmd *c, __u8 sqe_flags,
+		   __u64 *result)
+{
+	struct t_cqe cqe;
+
+	if (path == T_PATH_IOCTL)
+		return t_nvme_ioctl64(bfd, NVME_IOCTL_IO64_CMD, c, result);
+	if (t_nvme_cmd(ring, path == T_PATH_BDEV ? bfd : cfd,
+		       NVME_URING_CMD_IO, c, sqe_flags, &cqe))
+		return -ETIME;
+	if (result)
+		*result = cqe.big[0];
+	return cqe.res;
+}
+
+static int fmt_cmp(const void *a, const void *b)
+{
+	const struct t_nvme_fmt *x = a, *y = b;
+
+	return x->nsid < y->nsid ? -1 : x->nsid > y->nsid;
+}
+
+unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
+			    unsigned int max)
+{
+	const char *cname = strrchr(ctrl, '/') ? strrchr(ctrl, '/') + 1 : ctrl;
+	struct nvme_id_ns *id = t_alloc(NVME_IDENTIFY_DATA_SIZE);
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 16], buf[64];
+	unsigned int nr = 0, ctrl_nr;
+	struct nvme_uring_cmd c;
+	struct dirent *de;
+	DIR *d;
+	int fd, ret;
+
+	if (sscanf(cname, "nvme%u", &ctrl_nr) != 1)
+		t_die("%s is not an NVMe controller", ctrl);
+	fd = open(ctrl, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		t_die("open %s: %m", ctrl);
+	snprintf(dir, sizeof(dir), "/sys/class/nvme/%s", cname);
+	d = opendir(dir);
+	if (!d)
+		t_die("opendir %s: %m", dir);
+	while ((de = readdir(d)) && nr < max) {
+		struct t_nvme_fmt *f = &out[nr];
+		unsigned int cn, ns;
+		__u64 v;
+		__u8 idx;
+		char end;
+
+		/* nvme0n3, not the nvme0c0n3 path of a multipath head */
+		if (sscanf(de->d_name, "nvme%un%u%c", &cn, &ns, &end) != 2 ||
+		    cn != ctrl_nr)
+			continue;
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", de->d_name);
+		snprintf(f->bdev, sizeof(f->bdev), "/dev/%s", f->name);
+		snprintf(f->chr, sizeof(f->chr), "/dev/ng%s", f->name + 4);
+		snprintf(path, sizeof(path), "%s/%s/nsid", dir, f->name);
+		if (t_read_u64(path, &v))
+			t_die("read %s: %m", path);
+		f->nsid = (__u32)v;
+		snprintf(path, sizeof(path), "%s/%s/size", dir, f->name);
+		if (!t_read_u64(path, &v))
+			f->bdev_bytes = v * 512;
+		snprintf(path, sizeof(path), "%s/%s/queue/zoned", dir, f->name);
+		f->zoned = !t_read_file(path, buf, sizeof(buf)) &&
+			   strcmp(buf, "none");
+
+		t_nvme_identify(&c, f->nsid, NVME_IDENTIFY_CNS_NS, id);
+		ret = t_nvme_ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c, NULL);
+		if (ret)
+			t_die("Identify Namespace %u on %s: %s", f->nsid, ctrl,
+			      t_nvme_res_str(ret));
+		nvme_id_ns_flbas_to_lbaf_inuse(id->flbas, &idx);
+		f->lbs = 1u << id->lbaf[idx].ds;
+		f->ms = le16toh(id->lbaf[idx].ms);
+		f->ext = f->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+		f->pi = id->dps & NVME_NS_DPS_PI_MASK;
+		f->pi_first = id->dps & NVME_NS_DPS_PI_FIRST;
+		f->nsze = le64toh(id->nsze);
+		nr++;
+	}
+	closedir(d);
+	close(fd);
+	free(id);
+	qsort(out, nr, sizeof(*out), fmt_cmp);
+	return nr;
+}
+
+const char *t_nvme_fmt_str(const struct t_nvme_fmt *f)
+{
+	static char bufs[4][128];
+	static unsigned int next;
+	char *b = bufs[next++ % 4];
+	int len;
+
+	len = snprintf(b, sizeof(bufs[0]), "%s (nsid %u, %u", f->name,
+		       f->nsid, f->lbs);
+	if (f->ms)
+		len += snprintf(b + len, sizeof(bufs[0]) - len, "+%u %s",
+				f->ms, f->ext ? "extended" : "separate");
+	if (f->pi)
+		len += snprintf(b + len, sizeof(bufs[0]) - len, ", PI type %u%s",
+				f->pi, f->pi_first ? " first" : "");
+	if (f->zoned)
+		len += snprintf(b + len, sizeof(bufs[0]) - len, ", zoned");
+	snprintf(b + len, sizeof(bufs[0]) - len, ")");
+	return b;
 }

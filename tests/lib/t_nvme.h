@@ -126,6 +126,62 @@ const char *t_qmp(const char *json);
 /* True if a QMP agent is there (run-nvme.sh --qmp-agent). */
 bool t_qmp_available(void);
 
+/* ---- namespace formats -------------------------------------------------- */
+
+/* One namespace of a controller and its format (Identify Namespace). */
+struct t_nvme_fmt {
+	char	name[NAME_MAX + 1];	/* nvme0n3 */
+	char	bdev[PATH_MAX];		/* /dev/nvme0n3 */
+	char	chr[PATH_MAX];		/* /dev/ng0n3 */
+	__u32	nsid;
+	__u32	lbs;		/* data bytes per logical block */
+	__u16	ms;		/* metadata bytes per logical block */
+	bool	ext;		/* metadata inside the data buffer (FLBAS bit 4) */
+	__u8	pi;		/* protection information type, 0: none */
+	bool	pi_first;	/* PI in the first bytes of the metadata */
+	bool	zoned;		/* the block node is zoned (queue/zoned) */
+	__u64	nsze;		/* namespace size in logical blocks */
+	__u64	bdev_bytes;	/* the block node's size: 0 if the kernel hid it */
+};
+
+/*
+ * Every namespace of controller @ctrl (its char device, /dev/nvme0), in
+ * nsid order, up to @max of them, identified through the admin ioctl.
+ * Returns how many were found; dies if the controller cannot be read.
+ */
+unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
+			    unsigned int max);
+/* "nvme0n4 (nsid 4, 512+16 separate, PI type 1)" for messages. */
+const char *t_nvme_fmt_str(const struct t_nvme_fmt *f);
+
+/* How a command reaches a namespace, for comparing the paths. */
+enum t_nvme_path {
+	T_PATH_BDEV,		/* NVME_URING_CMD_IO on the block node */
+	T_PATH_CHAR,		/* NVME_URING_CMD_IO on /dev/ngXnY */
+	T_PATH_IOCTL,		/* NVME_IOCTL_IO64_CMD on the block node */
+	T_NR_PATHS,
+};
+extern const char *const t_path_names[T_NR_PATHS];
+
+/*
+ * The same command through NVME_IOCTL_IO64_CMD or NVME_IOCTL_ADMIN64_CMD
+ * on @fd: 0, an NVMe status (> 0) or -errno; the 64-bit result in
+ * *@result if @result.
+ */
+int t_nvme_ioctl64(int fd, unsigned long req, const struct nvme_uring_cmd *c,
+		   __u64 *result);
+
+/*
+ * Issue I/O command @c on @path: uring_cmd on @bfd (with @sqe_flags) or
+ * @cfd through @ring (SQE128 | CQE32, any setup flags), or the ioctl on
+ * @bfd. Returns 0, an NVMe status or -errno, the result (big CQE or the
+ * ioctl's) in *@result if @result; a missing completion is t_error()ed and
+ * returns -ETIME.
+ */
+int t_nvme_io_path(struct io_uring *ring, enum t_nvme_path path, int bfd,
+		   int cfd, const struct nvme_uring_cmd *c, __u8 sqe_flags,
+		   __u64 *result);
+
 /* How long one NVMe command may take before it is a failure. */
 #define T_NVME_TIMEOUT_MS	(3 * T_TIMEOUT_MS)
 
