@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Description: metadata passthrough on the block node equals ng and NVME_IOCTL_IO64_CMD, data and metadata */
+/*
+ * Usage: nvme_meta_passthru [BLOCKDEV [CHARDEV [CTRLDEV]]]
+ *
+ * On every namespace of CTRLDEV formatted with metadata (run-nvme.sh --ns
+ * ms=16, --ns ms=8,mset=1, --ns ms=8,pi=1 ...), on 16 blocks:
+ *   - a pattern of data and metadata written with NVME_IOCTL_IO64_CMD reads
+ *     back the same, byte for byte, through uring_cmd on the block node
+ *     (inline, IOSQE_ASYNC, and on an IOPOLL ring when the namespace has
+ *     poll queues), through uring_cmd on ngXnY (inline and polled) and
+ *     through the ioctl; every path reads into buffers poisoned with a
+ *     value of its own;
+ *   - a pattern written through uring_cmd on the block node reads back the
+ *     same through the ioctl, and one written on ngXnY through the block
+ *     node.
+ * Separate metadata (FLBAS bit 4 clear) travels in the metadata buffer
+ * (metadata, metadata_len of struct nvme_uring_cmd); extended LBAs carry
+ * it inside the data buffer, lbs + ms bytes a block, whose block node the
+ * kernel gives no capacity but passthrough reaches all the same. Protection
+ * information is neither generated nor checked here (PRINFO 0): it is
+ * nvme_pi's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t_nvme.h"
+
+#define NBLK	16
+#define SLBA	64
+
+struct way {
+	const char	*name;
+	enum t_nvme_path path;
+	__u8		sqe_flags;
+	bool		polled;
+};
+
+static const struct way ways[] = {
+	{ "block node", T_PATH_BDEV, 0, false },
+	{ "block node, IOSQE_ASYNC", T_PATH_BDEV, IOSQE_ASYNC, false },
+	{ "block node, polled", T_PATH_BDEV, 0, true },
+	{ "ng", T_PATH_CHAR, 0, false },
+	{ "ng, polled", T_PATH_CHAR, 0, true },
+	{ "NVME_IOCTL_IO64_CMD", T_PATH_IOCTL, 0, false },
+};
+
+static struct io_uring plain, polled;
+static bool have_poll;
+
+/* The command for @f's blocks from SLBA, with its buffers. */
+static void rw_cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
+		   __u8 opcode, void *data, void *meta)
+{
+	__u32 dlen = NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
+
+	t_nvme_rw(c, opcode, f->nsid, data, dlen, SLBA, NBLK);
+	if (!f->ext) {
+		c->metadata = (__u64)(uintptr_t)meta;
+		c->metadata_len = NBLK * f->ms;
+	}
+}
+
+static int issue(const struct way *w, int bfd, int cfd,
+		 const struct nvme_uring_cmd *c)
+{
+	return t_nvme_io_path(w->polled ? &polled : &plain, w->path, bfd, cfd,
+			      c, w->sqe_flags, NULL);
+}
+
+static void write_via(const struct way *w, const struct t_nvme_fmt *f,
+		      int bfd, int cfd, const void *data, const void *meta)
+{
+	struct nvme_uring_cmd c;
+	int ret;
+
+	rw_cmd(&c, f, nvme_cmd_write, (void *)data, (void *)meta);
+	ret = issue(w, bfd, cfd, &c);
+	if (ret)
+		t_die("%s: write through %s: %s", f->name, w->name,
+		      t_nvme_res_str(ret));
+}
+
+/* Read through @w into poisoned buffers; compare with @data, @meta. */
+static void check_via(const struct way *w, unsigned int poison,
+		      const struct t_nvme_fmt *f, int bfd, int cfd,
+		      const void *data, const void *meta, const char *what)
+{
+	size_t dlen = (size_t)NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
+	size_t mlen = f->ext ? 0 : (size_t)NBLK * f->ms;
+	unsigned char *d = t_alloc(dlen), *m = t_alloc(mlen);
+	struct nvme_uring_cmd c;
+	char msg[1024];
+	int ret;
+
+	memset(d, poison, dlen);
+	memset(m, poison, mlen);
+	rw_cmd(&c, f, nvme_cmd_read, d, m);
+	ret = issue(w, bfd, cfd, &c);
+	if (ret) {
+		t_error("%s: %s, read through %s: %s, expected 0", f->name,
+			what, w->name, t_nvme_res_str(ret));
+	} else {
+		snprintf(msg, sizeof(msg), "%s: %s, %s: data%s", f->name, what,
+			 w->name, f->ext ? " with interleaved metadata" : "");
+		t_compare(msg, d, data, dlen);
+		if (mlen) {
+			snprintf(msg, sizeof(msg), "%s: %s, %s: metadata",
+				 f->name, what, w->name);
+			t_compare(msg, m, meta, mlen);
+		}
+	}
+	free(d);
+	free(m);
+}
+
+static void one_namespace(const struct t_nvme_fmt *f)
+{
+	size_t dlen = (size_t)NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
+	size_t mlen = (size_t)NBLK * f->ms;
+	void *data = t_alloc(dlen), *meta = t_alloc(mlen);
+	char path[PATH_MAX];
+	__u64 io_poll = 0;
+	unsigned int i;
+	int bfd, cfd;
+
+	t_info("%s", t_nvme_fmt_str(f));
+	bfd = open(f->bdev, O_RDWR | O_CLOEXEC);
+	cfd = open(f->chr, O_RDWR | O_CLOEXEC);
+	if (bfd < 0 || cfd < 0)
+		t_die("open %s or %s: %m", f->bdev, f->chr);
+	snprintf(path, sizeof(path), "/sys/block/%.64s/queue/io_poll", f->name);
+	have_poll = !t_read_u64(path, &io_poll) && io_poll;
+	if (f->ext && f->bdev_bytes)
+		t_error("%s: extended LBAs, yet the block node has %llu bytes",
+			f->name, (unsigned long long)f->bdev_bytes);
+
+	t_fill_pattern(data, dlen, 0x3000 + f->nsid);
+	t_fill_pattern(meta, mlen, 0x4000 + f->nsid);
+	write_via(&ways[5], f, bfd, cfd, data, meta);
+	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		if (ways[i].polled && !have_poll)
+			continue;
+		check_via(&ways[i], 0x11 * (i + 1), f, bfd, cfd, data, meta,
+			  "written with the ioctl");
+	}
+
+	t_fill_pattern(data, dlen, 0x5000 + f->nsid);
+	t_fill_pattern(meta, mlen, 0x6000 + f->nsid);
+	write_via(&ways[0], f, bfd, cfd, data, meta);
+	check_via(&ways[5], 0x77, f, bfd, cfd, data, meta,
+		  "written through the block node");
+
+	t_fill_pattern(data, dlen, 0x7000 + f->nsid);
+	t_fill_pattern(meta, mlen, 0x8000 + f->nsid);
+	write_via(&ways[3], f, bfd, cfd, data, meta);
+	check_via(&ways[0], 0x88, f, bfd, cfd, data, meta,
+		  "written through ng");
+	if (!have_poll)
+		t_info("%s: no poll queues, the polled paths were not run", f->name);
+
+	close(bfd);
+	close(cfd);
+	free(data);
+	free(meta);
+}
+
+int main(int argc, char **argv)
+{
+	const char *ctrl = argc > 3 ? argv[3] : "/dev/nvme0";
+	struct t_nvme_fmt fmts[32];
+	unsigned int nr, i, done = 0;
+
+	nr = t_nvme_formats(ctrl, fmts, 32);
+	if (t_nvme_ring(&plain, 8, 0) || t_nvme_ring(&polled, 8, IORING_SETUP_IOPOLL))
+		t_die("rings: %m");
+	for (i = 0; i < nr; i++) {
+		if (!fmts[i].ms || fmts[i].ms > 64 || fmts[i].lbs > 4096)
+			continue;
+		one_namespace(&fmts[i]);
+		done++;
+	}
+	if (!done)
+		t_skip("%s has no namespace with metadata (run-nvme.sh --ns ms=16)", ctrl);
+	return t_result();
+}
