@@ -28,7 +28,8 @@ DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
 	iproute2 util-linux procps shellcheck rsync \
-	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox
+	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox \
+	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
 .PHONY: help deps kernel headers tests fio bench-progs bench fuzz demo run check checkpatch bisect warnings \
 	export-patches clean distclean
@@ -54,6 +55,8 @@ deps:
 		grep -q '^install ok installed$$' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing $$missing"; \
+		{ dpkg --print-foreign-architectures | grep -qx i386 || \
+			dpkg --add-architecture i386; } && \
 		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends $$missing >/dev/null; \
