@@ -57,8 +57,20 @@ guest() {
 }
 
 # The suite, in a guest with two namespaces on one controller with a poll
-# queue; it also sets up an nvmet target over loop and tcp in the guest.
-guest guest '' -n 2 --qmp-agent --append nvme.poll_queues=1 -- TEST_REQUIRE_NVME=1
+# queue, and after them one of each format users meet: 4 KiB blocks,
+# separate metadata, extended LBAs, protection information types 1 and 3,
+# zones (nvme_meta_*, nvme_pi, nvme_lba4k, nvme_zoned; the block tests on
+# the 4 KiB and zoned ones). It also sets up an nvmet target over loop and
+# tcp in the guest.
+# shellcheck disable=SC2054 # QEMU properties are comma-separated
+formats=(--ns logical_block_size=4096,physical_block_size=4096,size=64
+	--ns ms=16,mset=0,size=64
+	--ns ms=8,mset=1,size=64
+	--ns ms=8,pi=1,size=64
+	--ns logical_block_size=4096,physical_block_size=4096,ms=8,pi=3,size=64
+	--ns zoned=on,logical_block_size=4096,physical_block_size=4096,zoned.zone_size=8M,size=64)
+guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
+	TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$((2 + ${#formats[@]} / 2))
 # The NVMe tests again on a QEMU nvme-subsys: two controllers share the
 # namespace, so its block node is a multipath head (nvme0n1 or nvme1n1,
 # after whichever controller probed first).

@@ -17,8 +17,9 @@
 #             nvme_bdev_* once more on the head node of an nvmet
 #             subsystem (tests/nvmet.sh)
 #   fabrics_* once, on that head node, after the nvme_bdev_* there
-#   uring_fuzz  once, over NVME_DEV NVME_CHAR NVME_CTRL NULLB_DEV and the
-#             loop devices (TEST_FUZZ_COUNT commands, TEST_FUZZ_SEED)
+#   uring_fuzz  once, over NVME_DEV NVME_CHAR NVME_CTRL NULLB_DEV, the
+#             loop devices and the formatted namespaces (TEST_NVME_NS_COUNT)
+#             (TEST_FUZZ_COUNT commands, TEST_FUZZ_SEED)
 #   others    once, no arguments
 #
 # Environment:
@@ -38,6 +39,10 @@
 #                      name (without [dev]) matches one
 #   TEST_FABRICS       0: no nvmet target, no fabrics runs (1)
 #   TEST_REQUIRE_NVME  1: fail if TEST_NVME_DEV never appears (0: tests skip)
+#   TEST_NVME_NS_COUNT namespaces to wait for on TEST_NVME_CTRL's controller
+#                      (the formatted ones of run-nvme.sh --ns come after
+#                      the first); those with other than 512-byte blocks,
+#                      or zoned, join the block_* tests' devices
 #   TEST_FUZZ_COUNT    commands uring_fuzz sends (20000)
 #   TEST_FUZZ_SEED     its seed (default: from the clock; printed, and a
 #                      failure says how to repeat it)
@@ -371,11 +376,45 @@ if [ "${TEST_REQUIRE_NVME:-0}" = 1 ] && [ ! -b "$nvme_dev" ]; then
 	verdict FAIL "nvme setup" "$nvme_dev did not appear"
 fi
 
+# Namespaces of the controller under test, beyond the first: the
+# controller scans them one after the other.
+ctrl_namespaces() {
+	local c=${nvme_ctrl##*/} d
+	for d in /sys/class/nvme/"$c"/"$c"n*; do
+		[ -e "$d/nsid" ] && echo "${d##*/}"
+	done
+}
+format_devs=() fuzz_formats=()
+if [ -n "${TEST_NVME_NS_COUNT:-}" ]; then
+	waited=0
+	while [ "$(ctrl_namespaces | wc -l)" -lt "$TEST_NVME_NS_COUNT" ] &&
+		[ "$waited" -lt $(( 60 * ${TEST_TIMEOUT_SCALE:-1} )) ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	have=$(ctrl_namespaces | wc -l)
+	if [ "$have" -lt "$TEST_NVME_NS_COUNT" ]; then
+		verdict FAIL "nvme setup" "$nvme_ctrl has $have namespaces, expected $TEST_NVME_NS_COUNT"
+	fi
+	for ns in $(ctrl_namespaces); do
+		# every formatted namespace, block node and ngXnY, for the fuzzer
+		if [ "/dev/$ns" != "$nvme_dev" ] && [ "$ns" != "${nvme_ctrl##*/}n2" ]; then
+			fuzz_formats+=("/dev/$ns" "/dev/ng${ns#nvme}")
+		fi
+		[ "$(cat "/sys/block/$ns/size")" != 0 ] || continue
+		if [ "$(cat "/sys/block/$ns/queue/logical_block_size")" != 512 ] ||
+			[ "$(cat "/sys/block/$ns/queue/zoned")" != none ]; then
+			format_devs+=("/dev/$ns")
+		fi
+	done
+	note "formatted namespaces for the block tests: ${format_devs[*]:-none}"
+fi
+
 if [ -n "${TEST_BLOCK_DEVS:-}" ]; then
 	read -r -a block_devs <<<"$TEST_BLOCK_DEVS"
 else
 	setup_loops
-	block_devs=("$nvme_dev" "$nullb_dev" "${loop_devs[@]}")
+	block_devs=("$nvme_dev" "$nullb_dev" "${loop_devs[@]}" ${format_devs[@]+"${format_devs[@]}"})
 fi
 note "block devices: ${block_devs[*]}"
 
@@ -408,7 +447,8 @@ for bin in "$bindir"/*; do
 		;;
 	uring_fuzz)
 		fuzz_targets=()
-		for dev in "$nvme_dev" "$nvme_char" "$nvme_ctrl" "$nullb_dev" "${loop_devs[@]}"; do
+		for dev in "$nvme_dev" "$nvme_char" "$nvme_ctrl" "$nullb_dev" "${loop_devs[@]}" \
+			${fuzz_formats[@]+"${fuzz_formats[@]}"}; do
 			[ -e "$dev" ] && fuzz_targets+=("$dev")
 		done
 		# a long run of many commands: three test timeouts
