@@ -29,6 +29,7 @@
  * (no command times out into a controller reset). ioctl() is called only
  * to read the controller's effects log at start.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -52,6 +53,8 @@
 #include <linux/blkzoned.h>
 #include <linux/fs.h>
 #include <linux/netlink.h>
+
+#include <nvme/util.h>
 
 #include "t_nvme.h"
 
@@ -195,6 +198,8 @@ struct target {
 	char		nskey[NAME_MAX + 1];	/* "nvme0n1" */
 	__u32		nsid;
 	__u32		lbs;
+	__u16		ms;		/* metadata bytes per block */
+	bool		ext;		/* ...inside the data (extended LBAs) */
 	__u64		nlb;
 	unsigned long	cmds;
 	bool		have_cse;	/* acs/iocs from the effects log */
@@ -241,6 +246,28 @@ static void nvme_key(const struct stat *st, char *key, size_t len, bool *ctrl)
 	}
 }
 
+/*
+ * The namespace's metadata format, from Identify Namespace through the
+ * admin ioctl on its own node (the DMA guard needs it); its size too when
+ * the kernel gave the block node none (extended LBAs).
+ */
+static void nvme_ns_format(struct target *t)
+{
+	struct nvme_id_ns *id = t_alloc(NVME_IDENTIFY_DATA_SIZE);
+	struct nvme_uring_cmd c;
+	__u8 idx;
+
+	t_nvme_identify(&c, t->nsid, NVME_IDENTIFY_CNS_NS, id);
+	if (!t_nvme_ioctl(t->fd, NVME_IOCTL_ADMIN_CMD, &c, NULL)) {
+		nvme_id_ns_flbas_to_lbaf_inuse(id->flbas, &idx);
+		t->ms = le16toh(id->lbaf[idx].ms);
+		t->ext = t->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+		if (t->ext)
+			t->nlb = le64toh(id->nsze);
+	}
+	free(id);
+}
+
 static void nvme_ns_info(struct target *t)
 {
 	char p[PATH_MAX];
@@ -261,6 +288,7 @@ static void nvme_ns_info(struct target *t)
 	snprintf(p, sizeof(p), "/sys/block/%s/size", t->nskey);
 	if (!t_read_u64(p, &v) && v)
 		t->nlb = v * 512 / t->lbs;
+	nvme_ns_format(t);
 }
 
 static struct target *add_target(const char *name, int fd, enum tkind kind)
@@ -997,7 +1025,7 @@ static void gen_nvme(struct slot *s, const struct target *t,
 		c->cdw12 = blocks - 1;
 		if (pct(15))
 			c->cdw12 |= rnd32() & 0xffff0000;
-		c->data_len = blocks * lbs;
+		c->data_len = blocks * (t->ext ? lbs + t->ms : lbs);
 	}
 	if (pct(35))
 		c->data_len = pick_len();
@@ -1042,9 +1070,20 @@ static void gen_nvme(struct slot *s, const struct target *t,
 		c->addr = make_ptr(s->addr_k, c->data_len);
 	}
 
-	/* metadata: mostly none */
+	/*
+	 * metadata: mostly none, unless the namespace has some. There 6.1
+	 * kmalloc()s metadata_len bytes for the copy, and a length past the
+	 * page allocator's largest order WARNs in __alloc_pages() (through
+	 * the ioctl as well; drivers-nvme/README.md): keep it below 1 MiB.
+	 */
 	s->md_k = P_NULL;
-	if (pct(12)) {
+	if (t->ms && !t->ext) {
+		if (pct(60)) {
+			s->md_k = pct(90) ? P_VALID : pick_ptrk();
+			c->metadata_len = pct(80) ? t->ms * blocks : below(1 << 20);
+			c->metadata = make_ptr(s->md_k, c->metadata_len);
+		}
+	} else if (pct(12)) {
 		s->md_k = pick_ptrk();
 		c->metadata_len = pct(50) ? 8 * blocks : pick_len();
 		c->metadata = make_ptr(s->md_k, c->metadata_len);
@@ -1141,6 +1180,34 @@ static __u64 nvme_mapped(const struct slot *s, const struct nvme_uring_cmd *c,
 	return sum;
 }
 
+/*
+ * A read on a namespace with metadata moves (NLB + 1) * ms bytes of it too:
+ * inside the data buffer with extended LBAs, else to the metadata buffer,
+ * which the kernel maps only with a data buffer, a metadata pointer and a
+ * metadata_len; without one the command's MPTR is 0 and the controller
+ * writes host physical address 0 on. Cut NLB to what both mappings hold,
+ * or send a Flush.
+ */
+static void nvme_meta_guard(struct slot *s, const struct target *t,
+			    struct nvme_uring_cmd *c, __u64 mapped)
+{
+	__u64 blk = t->ext ? t->lbs + t->ms : t->lbs;
+	__u64 fit = mapped / blk, nlb = (__u64)(c->cdw12 & 0xffff) + 1;
+
+	if (!t->ext)
+		fit = c->metadata && c->metadata_len && mapped ?
+		      (fit < c->metadata_len / t->ms ? fit : c->metadata_len / t->ms) : 0;
+	if (nlb <= fit)
+		return;
+	if (fit)
+		c->cdw12 = (c->cdw12 & ~0xffffU) |
+			   (__u32)((fit > 0x10000 ? 0x10000 : fit) - 1);
+	else
+		c->opcode = 0x00;	/* flush: no data */
+	memcpy(s->cmd, c, sizeof(*c));
+	s->rewritten = true;
+}
+
 static void nvme_dma_guard(struct slot *s, const struct target *t)
 {
 	struct nvme_uring_cmd c;
@@ -1157,6 +1224,10 @@ static void nvme_dma_guard(struct slot *s, const struct target *t)
 	if (admin || c.nsid != t->nsid)
 		lbs = lbs_max;	/* another namespace's blocks */
 	mapped = nvme_mapped(s, &c, vec);
+	if (!admin && c.opcode == 0x02 && c.nsid == t->nsid && t->ms) {
+		nvme_meta_guard(s, t, &c, mapped);
+		return;
+	}
 	need = nvme_to_host(&c, admin, lbs);
 	if (need <= mapped)
 		return;
