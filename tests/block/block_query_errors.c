@@ -8,9 +8,15 @@
  *   64-bit query without addr               -EINVAL
  *   addr that cannot be written             -EFAULT
  *   cmd_op neither BLOCK_URING_CMD_IOCTL nor a driver's   -EOPNOTSUPP
+ *   BLOCK_URING_CMD_DISCARD (6.12's, reserved), any type-0x12 number
+ *                                           -EOPNOTSUPP (the block layer's)
+ *   IORING_URING_CMD_FIXED (a registered buffer)               -EINVAL
+ *   32-bit BLKBSZGET, BLKGETSIZE64 numbers  the 32-bit ioctl's answers
  *   IORING_SETUP_IOPOLL ring                queries answered; unknown cmd_op -EOPNOTSUPP
  *   regular file, pipe                      -EOPNOTSUPP
- *   IORING_SETUP_SQE128 ring                same answers as the ioctls
+ *   IORING_SETUP_SQE128 ring                same answers as the ioctls;
+ *                                           a non-zero byte after the
+ *                                           payload -EINVAL
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +133,73 @@ static void check_bad_input(struct io_uring *ring, int fd)
 	expect_cmd(ring, fd, "cmd_op _IO(0x12, 0xff)", UNKNOWN_CMD_OP,
 		   -EOPNOTSUPP);
 	expect_cmd(ring, fd, "cmd_op 0xffffffff", 0xffffffffu, -EOPNOTSUPP);
+	/* the block layer's own numbers never reach a driver */
+	expect_cmd(ring, fd, "BLOCK_URING_CMD_DISCARD (reserved)",
+		   BLOCK_URING_CMD_DISCARD, -EOPNOTSUPP);
+	expect_cmd(ring, fd, "cmd_op _IO(0x12, 1)", _IO(0x12, 1), -EOPNOTSUPP);
+	expect_cmd(ring, fd, "cmd_op _IOWR(0x12, 0xc1, 16 bytes)",
+		   _IOC(_IOC_READ | _IOC_WRITE, 0x12, 0xc1, 16), -EOPNOTSUPP);
+}
+
+/*
+ * BLKBSZGET and BLKGETSIZE64 are _IOR(0x12, 112/114, size_t): a 32-bit
+ * program sends them with a 4-byte size. Each number gets what its ioctl
+ * answers: the 32-bit BLKBSZGET the logical block size (as 6.1's
+ * compat_blkdev_ioctl() does), BLKGETSIZE64 the size in bytes.
+ */
+static void check_compat_numbers(struct io_uring *ring, int fd)
+{
+	const __u32 bszget32 = _IOR(0x12, 112, __u32);
+	const __u32 getsize64_32 = _IOR(0x12, 114, __u32);
+	__u64 bytes, slot = 0xa5a5a5a5a5a5a5a5ULL;
+	int lbs, res;
+
+	if (ioctl(fd, BLKSSZGET, &lbs) || ioctl(fd, BLKGETSIZE64, &bytes))
+		t_die("ioctl: %m");
+	if (!t_block_query(ring, fd, bszget32, 0, 0, 0, &res))
+		expect_res("32-bit BLKBSZGET", res, lbs);
+	expect_query(ring, fd, "32-bit BLKGETSIZE64 without addr", getsize64_32,
+		     0, 0, -EINVAL);
+	if (!t_block_query(ring, fd, getsize64_32, 0, (__u64)(uintptr_t)&slot,
+			   0, &res)) {
+		expect_res("32-bit BLKGETSIZE64", res, 0);
+		if (slot != bytes)
+			t_error("32-bit BLKGETSIZE64: *addr = %llu, expected %llu",
+				(unsigned long long)slot,
+				(unsigned long long)bytes);
+	}
+}
+
+/* A registered buffer means nothing to a query: refused, not ignored. */
+static void check_fixed(int fd)
+{
+	static char buf[4096];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+	int ret;
+
+	ret = t_ring_init(&ring, 4, 0);
+	if (ret)
+		t_die("io_uring_queue_init: %s", t_errname(ret));
+	ret = io_uring_register_buffers(&ring, &iov, 1);
+	if (ret)
+		t_die("io_uring_register_buffers: %s", t_errname(ret));
+	sqe = t_get_sqe(&ring);
+	t_prep_block_query(&ring, sqe, fd, BLKSSZGET, 0, 0);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 0;
+	ret = t_submit_wait_one(&ring, &c, T_TIMEOUT_MS);
+	if (ret)
+		t_error("IORING_URING_CMD_FIXED: no completion: %s",
+			t_res_str(ret));
+	else
+		expect_res("BLKSSZGET with IORING_URING_CMD_FIXED", c.res,
+			   -EINVAL);
+	if (!t_cq_empty(&ring))
+		t_error("IORING_URING_CMD_FIXED: extra completion");
+	io_uring_queue_exit(&ring);
 }
 
 static void check_iopoll(int fd)
@@ -210,6 +283,23 @@ static void check_sqe128(int fd)
 	}
 	if (!t_block_query(&ring, fd, BLKFLSBUF, 0, 0, 0, &res))
 		expect_res("SQE128 unknown ioctl", res, -ENOTTY);
+	/* the 64 bytes after the payload must be zero */
+	for (i = 16; i < 80; i += 63) {
+		struct io_uring_sqe *sqe = t_get_sqe(&ring);
+		struct t_cqe c;
+		char what[64];
+
+		t_prep_block_query(&ring, sqe, fd, BLKSSZGET, 0, 0);
+		((__u8 *)sqe->cmd)[i] = 1;
+		snprintf(what, sizeof(what), "SQE128 cmd byte %zu set", i);
+		ret = t_submit_wait_one(&ring, &c, T_TIMEOUT_MS);
+		if (ret)
+			t_error("%s: no completion: %s", what, t_res_str(ret));
+		else
+			expect_res(what, c.res, -EINVAL);
+	}
+	if (!t_cq_empty(&ring))
+		t_error("SQE128 ring: extra completion");
 	io_uring_queue_exit(&ring);
 	t_info("SQE128 ring: %zu queries checked", t_nr_queries);
 }
@@ -228,6 +318,8 @@ int main(int argc, char **argv)
 		t_die("io_uring_queue_init: %s", t_errname(ret));
 
 	check_bad_input(&ring, b.fd);
+	check_compat_numbers(&ring, b.fd);
+	check_fixed(b.fd);
 	check_iopoll(b.fd);
 	check_other_files(&ring);
 	check_sqe128(b.fd);
