@@ -30,6 +30,14 @@ extern char **environ;
 
 static unsigned int nr_errors;
 static char first_error[512];
+/*
+ * Submissions and completion waits that failed (t_submit(), t_wait_cqe()).
+ * Their callers report them with a message of their own, so they are not
+ * printed here; a test that reported nothing else still fails on them.
+ * Counted atomically: the load tests wait for completions in threads.
+ */
+static unsigned int nr_lost;
+static char first_lost[256];
 
 static void vreport(FILE *f, const char *tag, const char *fmt, va_list ap)
 {
@@ -74,14 +82,49 @@ void t_die(const char *fmt, ...)
 	exit(T_EXIT_FAIL);
 }
 
-void t_skip(const char *fmt, ...)
+static void lost(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void lost(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (__atomic_fetch_add(&nr_lost, 1, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(first_lost, sizeof(first_lost), fmt, ap);
+	va_end(ap);
+}
+
+/* The last line of a failed test: why it failed. False if nothing did. */
+static bool report_failure(void)
+{
+	unsigned int lost_nr = __atomic_load_n(&nr_lost, __ATOMIC_RELAXED);
+
+	fflush(stdout);
+	if (nr_errors)
+		fprintf(stderr, "%s: FAIL: %u check(s) failed, first: %s\n",
+			program_invocation_short_name, nr_errors, first_error);
+	else if (lost_nr)
+		fprintf(stderr, "%s: FAIL: %u submission(s) or completion wait(s) failed, no check reported them; first: %s\n",
+			program_invocation_short_name, lost_nr, first_lost);
+	else
+		return false;
+	return true;
+}
+
+void t_skip(const char *fmt, ...)
+{
+	bool failed = nr_errors || __atomic_load_n(&nr_lost, __ATOMIC_RELAXED);
+	va_list ap;
+
+	/* a skip does not undo the failures seen before it */
 	fflush(stderr);
 	va_start(ap, fmt);
-	vreport(stdout, "SKIP: ", fmt, ap);
+	vreport(stdout, failed ? "would skip: " : "SKIP: ", fmt, ap);
 	va_end(ap);
+	if (failed) {
+		report_failure();
+		exit(T_EXIT_FAIL);
+	}
 	exit(T_EXIT_SKIP);
 }
 
@@ -92,12 +135,7 @@ unsigned int t_nr_errors(void)
 
 int t_result(void)
 {
-	if (!nr_errors)
-		return T_EXIT_PASS;
-	fflush(stdout);
-	fprintf(stderr, "%s: FAIL: %u check(s) failed, first: %s\n",
-		program_invocation_short_name, nr_errors, first_error);
-	return T_EXIT_FAIL;
+	return report_failure() ? T_EXIT_FAIL : T_EXIT_PASS;
 }
 
 const char *t_env_or(const char *name, const char *def)
@@ -207,8 +245,11 @@ int t_wait_cqe(struct io_uring *ring, struct t_cqe *out, unsigned int timeout_ms
 			continue;
 		break;
 	}
-	if (ret)
+	if (ret) {
+		lost("no completion within %u ms: %s", timeout_ms,
+		     t_res_str(ret));
 		return ret;
+	}
 	memset(out, 0, sizeof(*out));
 	out->user_data = cqe->user_data;
 	out->res = cqe->res;
@@ -225,8 +266,10 @@ int t_submit(struct io_uring *ring, unsigned int nr)
 {
 	int ret = io_uring_submit(ring);
 
-	if (ret < 0)
+	if (ret < 0) {
+		lost("io_uring_submit of %u SQE(s): %s", nr, t_res_str(ret));
 		return ret;
+	}
 	if ((unsigned int)ret != nr) {
 		t_error("io_uring_submit took %d SQEs, expected %u", ret, nr);
 		return -EIO;

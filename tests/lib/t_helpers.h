@@ -56,14 +56,20 @@ void t_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Fail now: print the reason to stderr and exit T_EXIT_FAIL. */
 void t_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
-/* Skip now: print the reason to stdout and exit T_EXIT_SKIP. */
+/*
+ * Skip now: print the reason to stdout and exit T_EXIT_SKIP; after a
+ * failure (a t_error(), or a t_submit()/t_wait_cqe() that failed) exit
+ * T_EXIT_FAIL instead, naming the first one, as t_result() does.
+ */
 void t_skip(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 /* Number of t_error() calls so far. */
 unsigned int t_nr_errors(void);
 /*
  * Exit code for the end of main(): T_EXIT_FAIL after any t_error() (the
- * first error is repeated as the last line of stderr), else T_EXIT_PASS.
+ * first error is repeated as the last line of stderr), or after a
+ * t_submit()/t_wait_cqe() failure no check reported (a lost completion
+ * fails the test even where the caller ignored it), else T_EXIT_PASS.
  */
 int t_result(void);
 
@@ -102,10 +108,15 @@ void t_prep_block_query(struct io_uring *ring, struct io_uring_sqe *sqe,
 
 /*
  * Wait up to @timeout_ms for one completion, copy it to @out and mark it
- * seen. 0, -ETIME on timeout, or another -errno.
+ * seen. 0, -ETIME on timeout, or another -errno. A failure prints nothing
+ * (the caller says what was lost) but fails the test at t_result().
  */
 int t_wait_cqe(struct io_uring *ring, struct t_cqe *out, unsigned int timeout_ms);
-/* io_uring_submit() expecting exactly @nr SQEs taken; 0 or -errno/-EIO. */
+/*
+ * io_uring_submit() expecting exactly @nr SQEs taken; 0 or -errno/-EIO. A
+ * short submission is a t_error(); an error from io_uring_submit() fails
+ * the test at t_result(), as in t_wait_cqe().
+ */
 int t_submit(struct io_uring *ring, unsigned int nr);
 /* t_submit(ring, 1) + t_wait_cqe(); 0 or -errno. */
 int t_submit_wait_one(struct io_uring *ring, struct t_cqe *out,
