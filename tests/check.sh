@@ -20,21 +20,38 @@ results=$top/build/results/check
 rm -rf "$results"
 mkdir -p "$results"
 log=$results/summary.log
+steps=$results/steps
 : >"$log"
+: >"$steps"
 
-# Host side: checkpatch over both series; with --gates (the plain run of
-# make check: they do not depend on the guest config) every commit of both
-# series compiled on its own, and W=1 + sparse on the files they touch,
-# base against tip; then the fio engine on this kernel.
-"$top/tests/checkpatch.sh" | tee -a "$log" || true
+# gate NAME CMD...: one host-side check; what it prints (stderr too) goes
+# to the terminal, $results/NAME.log and the summary, its status to the
+# tally (tests/tally.sh: a non-zero status without a FAIL line fails).
+gate() {
+	local name=$1 status=0
+	shift
+	"$@" 2>&1 | tee -a "$log" "$results/$name.log" || status=$?
+	printf 'gate\t%s\t%s\t%s\n' "$name" "$status" "$results/$name.log" >>"$steps"
+}
+
+# Host side: the tally's own self-test; checkpatch over both series; with
+# --gates (the plain run of make check: they do not depend on the guest
+# config) every commit of both series compiled on its own, and W=1 +
+# sparse on the files they touch, base against tip; then the fio engine on
+# this kernel.
+gate check_accounting "$top/tests/host/check_accounting.sh"
+gate checkpatch "$top/tests/checkpatch.sh"
 if [ "$gates" = 1 ]; then
-	"$top/kernel/bisect.sh" | tee -a "$log" || true
-	"$top/kernel/warnings.sh" | tee -a "$log" || true
+	gate bisect "$top/kernel/bisect.sh"
+	gate warnings "$top/kernel/warnings.sh"
 fi
-"$top/tests/fio-host.sh" | tee -a "$log" || true
+gate fio-host "$top/tests/fio-host.sh"
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
-# tests/run.sh; TAG, if not empty, is appended to every test name.
+# tests/run.sh strictly (TEST_STRICT=1: a missing default device or kernel
+# log fails); TAG, if not empty, is appended to every test name. Its
+# output goes to $results/NAME.log and the summary, its status to the
+# tally (which wants its summary line and a status of 0 or 1).
 guest() {
 	local name=$1 tag=$2 opts=() status=0
 	shift 2
@@ -46,14 +63,14 @@ guest() {
 	"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" "${opts[@]}" \
 		--results "$results/$name" -- \
 		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) \
-		TEST_FUZZ_COUNT="${TEST_FUZZ_COUNT:-20000}" ${TEST_FUZZ_SEED:+TEST_FUZZ_SEED="$TEST_FUZZ_SEED"} "$@" \
+		TEST_FUZZ_COUNT="${TEST_FUZZ_COUNT:-20000}" ${TEST_FUZZ_SEED:+TEST_FUZZ_SEED="$TEST_FUZZ_SEED"} \
+		TEST_STRICT=1 TEST_RESULTS_HOST="$results/$name/tests" "$@" \
 		"$top/tests/run.sh" "$top/build/tests" /run/results/tests |
 		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/$name: &/" \
 			-e "${tag:+s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[$tag]/}" |
-		tee -a "$log" || status=$?
-	if [ "$status" -ge 124 ]; then
-		echo "FAIL $name: run-nvme.sh exited $status (see $results/$name/console.log)" | tee -a "$log"
-	fi
+		tee -a "$log" "$results/$name.log" || status=$?
+	printf 'guest\t%s\t%s\t%s\t%s\n' "$name" "$status" "$results/$name.log" \
+		"console: $results/$name/console.log" >>"$steps"
 }
 
 # The suite, in a guest with two namespaces on one controller with a poll
@@ -77,8 +94,6 @@ guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
 guest guest-subsys subsys-head -n 1 --subsys --append nvme.poll_queues=1 -- \
 	TEST_ONLY='nvme_bdev_*' TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto
 
-passed=$(grep -c '^PASS ' "$log" || true)
-failed=$(grep -c '^FAIL ' "$log" || true)
-skipped=$(grep -c '^SKIP ' "$log" || true)
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+# The verdict: every PASS/FAIL/SKIP line, plus a FAIL for a step that
+# ended badly without saying so and for each unexpected skip.
+"$top/tests/tally.sh" "$steps" | tee -a "$log"
