@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +73,12 @@ struct uc_options {
 	unsigned int sqpoll_cpu;
 	unsigned int sqpoll_cpu_set;
 	unsigned int nonvectored;
+	unsigned int md_per_io_size;	/* fio's io_uring_cmd names */
+	unsigned int pi_act;
+	char *pi_chk;
+	unsigned int apptag;
+	unsigned int apptag_mask;
+	unsigned int prchk;		/* pi_chk parsed: NVME_IO_PRINFO_PRCHK_* */
 };
 
 /*
@@ -107,6 +114,8 @@ static const struct uc_query uc_queries[] = {
 struct uc_file {
 	__u32 nsid;
 	unsigned int lba_shift;
+	unsigned int ms;		/* metadata bytes per block (separate) */
+	unsigned int pi_type;		/* protection information type, 0: none */
 	__u64 query;			/* cmd=block-query: the ioctl's answer */
 	__u32 feature;			/* cmd=get-features: dword 0 */
 	struct nvme_id_ctrl id_ctrl;	/* cmd=identify-ctrl */
@@ -118,6 +127,7 @@ struct uc_data {
 	bool ring_ok;
 	struct io_u **io_us;		/* by io_u->index, for fixedbufs */
 	struct iovec *iovs;		/* by io_u->index, for NVME_URING_CMD_IO_VEC */
+	unsigned char *md_buf;		/* md_per_io_size bytes by io_u->index */
 	struct io_u **events;		/* completions of one getevents() */
 	unsigned int nr_events;
 	unsigned int queued;		/* prepared, not yet submitted */
@@ -423,10 +433,31 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 	if (o->cmd == UC_CMD_IO) {
 		unsigned long long lbs = 1ULL << uf->lba_shift;
 
-		if (ms) {
-			uc_log(td, "%s: the namespace has %u bytes of metadata per block; "
-			       "cmd=io supports namespaces without metadata only",
+		unsigned long long md = td->o.max_bs[DDIR_READ] > td->o.max_bs[DDIR_WRITE] ?
+			td->o.max_bs[DDIR_READ] : td->o.max_bs[DDIR_WRITE];
+
+		md = md / lbs * ms;
+		uf->ms = ms;
+		uf->pi_type = uf->id_ns.dps & NVME_NS_DPS_PI_MASK;
+		if (ms && (uf->id_ns.flbas & NVME_NS_FLBAS_META_EXT)) {
+			uc_log(td, "%s: extended LBAs (%u bytes of metadata inside each "
+			       "block): cmd=io supports separate metadata only",
 			       f->file_name, ms);
+			td_verror(td, EINVAL, "uringcmd open");
+			return 1;
+		}
+		/* PRACT with metadata that is only PI: none is transferred */
+		if (ms && !(o->pi_act && uf->pi_type && ms == 8) &&
+		    o->md_per_io_size < md) {
+			uc_log(td, "%s: the namespace has %u bytes of metadata per block: "
+			       "set md_per_io_size=%llu or more (or pi_act=1 with 8 bytes "
+			       "of PI)", f->file_name, ms, md);
+			td_verror(td, EINVAL, "uringcmd open");
+			return 1;
+		}
+		if ((o->pi_act || o->prchk) && !uf->pi_type) {
+			uc_log(td, "%s: pi_act and pi_chk need a namespace formatted with "
+			       "protection information", f->file_name);
 			td_verror(td, EINVAL, "uringcmd open");
 			return 1;
 		}
@@ -570,6 +601,20 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 	c->cdw10 = slba & 0xffffffff;
 	c->cdw11 = slba >> 32;
 	c->cdw12 = nlb;
+	/* PRACT with metadata that is only PI: the controller moves none */
+	if (uf->ms && ld->md_buf && !(o->pi_act && uf->pi_type && uf->ms == 8)) {
+		c->metadata = (__u64)(uintptr_t)(ld->md_buf +
+				(size_t)io_u->index * o->md_per_io_size);
+		c->metadata_len = (nlb + 1) * uf->ms;
+	}
+	if (uf->pi_type) {
+		/* PRINFO in bits 29:26; Types 1 and 2 check the LBA's reference tag */
+		c->cdw12 |= (__u32)((o->pi_act ? NVME_IO_PRINFO_PRACT : 0) |
+				    o->prchk) << 16;
+		if (uf->pi_type != 3)
+			c->cdw14 = slba & 0xffffffff;
+		c->cdw15 = (o->apptag & 0xffff) | (o->apptag_mask & 0xffff) << 16;
+	}
 	if (o->nonvectored) {
 		sqe->cmd_op = NVME_URING_CMD_IO;
 		c->addr = (__u64)(uintptr_t)io_u->xfer_buf;
@@ -882,6 +927,36 @@ static int uc_check_options(struct thread_data *td)
 		log_err("fio: uringcmd: cmd=block-query needs bs=8 or more\n");
 		return 1;
 	}
+	if (o->pi_chk) {
+		char *list = strdup(o->pi_chk), *tok, *save = NULL;
+
+		for (tok = strtok_r(list, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (!strcasecmp(tok, "GUARD")) {
+				o->prchk |= NVME_IO_PRINFO_PRCHK_GUARD;
+			} else if (!strcasecmp(tok, "REFTAG")) {
+				o->prchk |= NVME_IO_PRINFO_PRCHK_REF;
+			} else if (!strcasecmp(tok, "APPTAG")) {
+				o->prchk |= NVME_IO_PRINFO_PRCHK_APP;
+			} else {
+				log_err("fio: uringcmd: pi_chk=%s: GUARD, REFTAG and "
+					"APPTAG, comma-separated\n", o->pi_chk);
+				free(list);
+				return 1;
+			}
+		}
+		free(list);
+	}
+	if ((o->md_per_io_size || o->pi_act || o->prchk) && o->cmd != UC_CMD_IO) {
+		log_err("fio: uringcmd: md_per_io_size, pi_act and pi_chk go with "
+			"cmd=io\n");
+		return 1;
+	}
+	if (o->prchk && !o->pi_act && td_write(td)) {
+		log_err("fio: uringcmd: pi_chk on writes needs pi_act=1: this engine "
+			"does not generate protection information itself\n");
+		return 1;
+	}
 	if (o->fixedbufs && !o->nonvectored) {
 		log_err("fio: uringcmd: fixedbufs needs nonvectored=1 (registered "
 			"buffers are not vectored)\n");
@@ -913,6 +988,11 @@ static int fio_uringcmd_init(struct thread_data *td)
 	ld->iovs = calloc(td->o.iodepth, sizeof(*ld->iovs));
 	if (!ld->io_us || !ld->events || !ld->iovs)
 		return 1;
+	if (o->md_per_io_size) {
+		ld->md_buf = calloc(td->o.iodepth, o->md_per_io_size);
+		if (!ld->md_buf)
+			return 1;
+	}
 
 	if (o->hipri)
 		p.flags |= IORING_SETUP_IOPOLL;
@@ -993,6 +1073,7 @@ static void fio_uringcmd_cleanup(struct thread_data *td)
 	free(ld->io_us);
 	free(ld->events);
 	free(ld->iovs);
+	free(ld->md_buf);
 	free(ld);
 	td->io_ops_data = NULL;
 }
@@ -1155,6 +1236,56 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct uc_options, nonvectored),
 		.def	= "1",
 		.help	= "Use NVME_URING_CMD_IO (1) or NVME_URING_CMD_IO_VEC (0)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "md_per_io_size",
+		.lname	= "Separate Metadata Buffer Size per I/O",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, md_per_io_size),
+		.def	= "0",
+		.help	= "Size of the separate metadata buffer per I/O (bytes)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "pi_act",
+		.lname	= "Protection Information Action",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, pi_act),
+		.def	= "0",
+		.help	= "Protection Information Action bit (pi_act=1 or pi_act=0)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "pi_chk",
+		.lname	= "Protection Information Check",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct uc_options, pi_chk),
+		.def	= NULL,
+		.help	= "Control of Protection Information Checking (pi_chk=GUARD,REFTAG,APPTAG)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "apptag",
+		.lname	= "Application Tag used in Protection Information",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, apptag),
+		.def	= "0x1234",
+		.help	= "Application Tag used in Protection Information field (Default: 0x1234)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "apptag_mask",
+		.lname	= "Application Tag Mask",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, apptag_mask),
+		.def	= "0xffff",
+		.help	= "Application Tag Mask used with Application Tag (Default: 0xffff)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
