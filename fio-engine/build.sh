@@ -17,8 +17,10 @@
 # Quiet on success; the logs are BUILDDIR/*.log.
 set -eu
 
-# The fio this engine is written against (FIO_IOOPS_VERSION 31).
-FIO_DEB_VERSION=3.33-3
+# The fio this engine is written against (FIO_IOOPS_VERSION 31): the version
+# kernel/PINNED pins, which make deps installs.
+here=$(cd "$(dirname "$0")" && pwd)
+FIO_DEB_VERSION=$(sed -n 's/^fio //p' "$here/../kernel/PINNED")
 # As debian/rules configures it, minus what only gfio and nbd need.
 FIO_CONFIGURE="--disable-native --prefix=/usr"
 
@@ -27,7 +29,6 @@ usage() {
 	exit 2
 }
 [ $# -eq 2 ] || usage
-here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 hdrs=$(cd "$2" && pwd)
@@ -42,7 +43,7 @@ check_version() {
 	v=$(dpkg-query -W -f '${Version}' fio 2>/dev/null) ||
 		die "fio is not installed (make deps)"
 	[ "$v" = "$FIO_DEB_VERSION" ] ||
-		die "installed fio is $v, the engine is pinned to $FIO_DEB_VERSION: check fio's engine ABI (FIO_IOOPS_VERSION) and update FIO_DEB_VERSION"
+		die "installed fio is $v, kernel/PINNED pins $FIO_DEB_VERSION: run 'make deps', which installs it"
 	[ -f "$hdrs/linux/blkdev.h" ] ||
 		die "$hdrs/linux/blkdev.h missing: make headers first"
 }
@@ -69,7 +70,7 @@ fetch() {
 	ensure_deb_src
 	(cd "$out" && apt-get source --download-only "fio=$FIO_DEB_VERSION") \
 		>"$out/fetch.log" 2>&1 ||
-		die "apt-get source fio=$FIO_DEB_VERSION failed (see $out/fetch.log)"
+		die "apt-get source fio=$FIO_DEB_VERSION failed (see $out/fetch.log; if apt no longer offers it, 'make repin')"
 	rm -rf "$src"
 	(cd "$out" && dpkg-source --no-check -x "fio_$FIO_DEB_VERSION.dsc" src) \
 		>>"$out/fetch.log" 2>&1 || die "dpkg-source -x failed (see $out/fetch.log)"

@@ -39,8 +39,16 @@ check_pinned() {
 	have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null) ||
 		die "linux-source-6.1 is not installed (run 'make deps')"
 	[ "$have" = "$pinned" ] ||
-		die "linux-source-6.1 is $have, the series is pinned to $pinned (kernel/PINNED)"
+		die "linux-source-6.1 is $have, the series is pinned to $pinned (kernel/PINNED): run 'make deps', which installs $pinned"
 	[ -f "$tarball" ] || die "$tarball is missing"
+}
+
+# A tree extracted before the pin moved (make repin) is not the pinned source.
+check_tree_pinned() {
+	local base
+	base=$(g log -1 --format=%s base)
+	[ "$base" = "linux-source-6.1 $pinned (pristine)" ] ||
+		die "build/linux is '$base', kernel/PINNED pins $pinned: 'make export-patches' if it holds commits of yours, then 'rm -rf build/linux' and make again"
 }
 
 extract() {
@@ -84,6 +92,7 @@ prepare() {
 	if [ ! -d "$tree/.git" ] || ! g rev-parse -q --verify refs/tags/base >/dev/null; then
 		extract
 	fi
+	check_tree_pinned
 	want=$(want_stamp)
 	applied=$(cat "$stamp" 2>/dev/null || true)
 	head=$(g rev-parse HEAD)
