@@ -20,26 +20,59 @@ GUEST_TIMEOUT ?= 1200
 TEST_TIMEOUT  ?= 120
 FUZZ_COUNT    ?= 20000
 endif
+# KERNEL=path/to/bzImage: boot a kernel built elsewhere instead of building
+# one (run-nvme.sh checks its config against kernel/guest.config). The
+# user-space programs still take the uapi headers of the patched tree in
+# build/linux, which needs the tree (extract + git am) but no kernel build.
+ifneq ($(KERNEL),)
+BZIMAGE   := $(abspath $(KERNEL))
+BOOT_DEP  := given-kernel
+HDR_DEP   := tree
+else
 BZIMAGE   := $(KOBJ)/arch/x86/boot/bzImage
+BOOT_DEP  := kernel
+HDR_DEP   := kernel
+endif
 HEADERS   := $(BUILD)/headers
 RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 
-DEB_PACKAGES := linux-source-6.1 build-essential bc bison flex libelf-dev \
+# The NVMe topology of make check's first boot (tests/check.sh), also used
+# by make test and make shell: two namespaces, then one of each format in
+# qemu/check-formats, and a poll queue.
+FORMATS    := $(shell sed -n '/^[a-z]/p' qemu/check-formats)
+GUEST_NVME := -n 2 $(foreach f,$(FORMATS),--ns $(f)) --qmp-agent --append nvme.poll_queues=1
+GUEST_NS   := $(words 1 1 $(FORMATS))
+
+# kernel/PINNED's packages are installed at the pinned version, the rest at
+# whatever apt offers.
+PINNED_PKGS  := $(shell sed -n 's/^\([^ ]*\) \([^ ]*\)$$/\1=\2/p' kernel/PINNED)
+DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
-	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli fio \
-	iproute2 util-linux procps shellcheck rsync \
+	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli \
+	iproute2 util-linux procps shellcheck rsync tmux \
 	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox \
 	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
-.PHONY: help deps kernel headers tests fio bench-progs bench fuzz demo run check checkpatch bisect warnings \
-	export-patches clean distclean
+.PHONY: help deps repin tree kernel given-kernel headers tests fio bench-progs bench fuzz \
+	demo run test shell check checkpatch bisect warnings export-patches clean distclean
 
 help:
 	@echo 'make run             build, boot the guest and show the new commands at work'
 	@echo 'make check           the test suite (DEBUG=1: on the KASAN/lockdep kernel)'
+	@echo "make test T='PATTERN..'  only those tests (T='nvme_bdev_io block_query_*'):"
+	@echo '                     one boot like make check'"'"'s first, no gates'
+	@echo "make shell           a root shell in the guest, with make check's namespaces"
+	@echo '                     run, check, test, shell: KERNEL=path/bzImage boots that'
+	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
-	@echo 'make kernel          extract linux-source-6.1, apply both series, build bzImage'
+	@echo 'make repin           pin the newest linux-source-6.1 (if both series apply) and fio'
+	@echo 'make tree            extract linux-source-6.1 into build/linux, apply both series'
+	@echo 'make kernel          make tree, then build bzImage (build/linux/obj)'
+	@echo 'make headers         uapi headers of the patched tree (build/headers)'
+	@echo 'make tests           the test programs (build/tests)'
+	@echo 'make demo            the programs make run shows (build/demo)'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
+	@echo 'make bench-progs     the benchmark programs (build/bench)'
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~8 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
@@ -47,27 +80,42 @@ help:
 	@echo 'make warnings        W=1 and sparse on the files both series touch, base vs tip'
 	@echo 'make export-patches  re-export both series from build/linux'
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
+	@echo 'make distclean       remove build/ entirely (the kernel tree and its commits too)'
+	@echo 'make help            this list'
 
-# apt-get only when something is missing, so this stays cheap to depend on.
+# apt-get only when something is missing (or a pinned package is at another
+# version), so this stays cheap to depend on. A pinned version apt no longer
+# offers stops here, naming the command that moves the pin.
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f '$${Status}\n' $$p 2>/dev/null | \
-		grep -q '^install ok installed$$' || echo $$p; done); \
+	@missing=$$(for p in $(DEB_PACKAGES) $(PINNED_PKGS); do \
+		dpkg-query -W -f '$${Status} $${Version}\n' $${p%%=*} 2>/dev/null | \
+		if [ "$${p#*=}" != "$$p" ]; then grep -qxF "install ok installed $${p#*=}"; \
+		else grep -q '^install ok installed '; fi || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing $$missing"; \
 		{ dpkg --print-foreign-architectures | grep -qx i386 || \
 			dpkg --add-architecture i386; } && \
 		apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		kernel/repin.sh check $$missing && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
 			--no-install-recommends $$missing >/dev/null; \
 	fi
 
-kernel: deps
+repin:
+	@kernel/repin.sh
+
+tree: deps
 	@kernel/tree.sh prepare
+
+kernel: tree
 	@kernel/build.sh $(KOBJ) $(KCONFIGS)
 
-# uapi headers of the patched tree, for the user-space programs.
-headers: kernel
+given-kernel:
+	@[ -f "$(BZIMAGE)" ] || { echo "make: KERNEL=$(KERNEL): no such file" >&2; exit 1; }
+
+# uapi headers of the patched tree, for the user-space programs (after the
+# kernel build, which shares the object folder, unless KERNEL= is given).
+headers: $(HDR_DEP)
 	@$(MAKE) -s -C $(BUILD)/linux O=$(KOBJ) headers_install \
 		INSTALL_HDR_PATH=$(HEADERS) >/dev/null
 
@@ -89,7 +137,7 @@ bench: bench-progs fio
 demo: headers
 	@$(MAKE) -s -C demo O=$(BUILD)/demo HDRS=$(HEADERS)/include
 
-run: demo
+run: demo $(BOOT_DEP)
 	@$(RUN_NVME) --timeout $(GUEST_TIMEOUT) -- demo/show.sh $(BUILD)/demo
 
 checkpatch: kernel
@@ -103,7 +151,7 @@ warnings: kernel
 
 # A longer fuzzing campaign than make check's, with run.sh's kernel log
 # checks; N commands, SEED to repeat a run.
-fuzz: tests
+fuzz: tests $(BOOT_DEP)
 	@$(RUN_NVME) --null -n 2 --timeout $$(( $(GUEST_TIMEOUT) + $(or $(N),$(FUZZ_COUNT)) / 20 )) -- \
 		env TEST_ONLY=uring_fuzz TEST_FABRICS=0 TEST_TIMEOUT=$$(( $(TEST_TIMEOUT) + $(or $(N),$(FUZZ_COUNT)) / 60 )) \
 		TEST_FUZZ_COUNT=$(or $(N),$(FUZZ_COUNT)) $(if $(SEED),TEST_FUZZ_SEED=$(SEED)) \
@@ -113,9 +161,33 @@ fuzz: tests
 # make check fuzzes with a fixed seed (a red run must be repeatable);
 # make fuzz without SEED takes one from the clock.
 FUZZ_SEED ?= 1803108662404538
-check: tests fio bench-progs
+check: tests fio bench-progs $(BOOT_DEP)
 	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates)
+
+# Some tests in one boot of make check's first guest, without the gates:
+# T is TEST_ONLY of tests/run.sh, shell patterns matched against the test
+# names (without [dev]); its environment as tests/check.sh gives it. Logs:
+# build/results/test/tests/NAME.log and .dmesg (FAIL lines name them).
+test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio) $(if $(findstring bench,$(T)),bench-progs)
+	@[ -n "$(T)" ] || { echo "make test: name the tests, e.g. make test T='nvme_bdev_io block_query_*'" >&2; exit 2; }
+	@set -f; for pat in $(T); do \
+		set +f; found=; for bin in $(BUILD)/tests/*; do \
+			case $${bin##*/} in $$pat) found=1 ;; esac; done; \
+		[ -n "$$found" ] || { echo "make test: '$$pat' matches no test in build/tests" >&2; exit 2; }; \
+		set -f; done
+	@rm -rf $(BUILD)/results/test
+	@$(RUN_NVME) --timeout $(GUEST_TIMEOUT) $(GUEST_NVME) --results $(BUILD)/results/test -- \
+		env TEST_ONLY='$(T)' TEST_TIMEOUT=$(TEST_TIMEOUT) TEST_CQE_TIMEOUT_MS=$$(( $(TEST_TIMEOUT) * 250 )) \
+		TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(or $(SEED),$(FUZZ_SEED)) \
+		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
+		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) \
+		tests/run.sh $(BUILD)/tests /run/results/tests
+
+# bash on the guest's console, with the checkout mounted and the tests built;
+# exit (or Ctrl-D) powers the guest off.
+shell: tests $(BOOT_DEP)
+	@$(RUN_NVME) $(GUEST_NVME) --results $(BUILD)/results/shell
 
 export-patches:
 	@kernel/tree.sh export

@@ -1,17 +1,25 @@
 #!/bin/bash
 # Boot a guest kernel in QEMU with an emulated NVMe controller, on the host's
 # root filesystem shared read-only over 9p, run one command in it and return
-# that command's exit status and output.
+# that command's exit status and output; without a command, a root shell.
 # shellcheck disable=SC2054 # qemu's options are comma-separated on purpose
 set -eu
 
 usage() {
 	cat <<'USAGE'
 usage: qemu/run-nvme.sh [options] [--] COMMAND [ARG...]
+       qemu/run-nvme.sh [options]
 
 Runs COMMAND as root in a fresh guest; its output is this script's output and
 its exit status this script's status. The checkout is mounted at the same path
-in the guest and is the working directory.
+in the guest and is the working directory. Without COMMAND (and on a
+terminal): an interactive root shell there; exit or Ctrl-D powers the guest
+off, and the shell's last status is this script's (Ctrl-A x kills QEMU).
+
+The kernel's config must have the =y options of kernel/guest.config: checked
+in the .config of the kernel's build folder (PATH/../../../.config, or a
+.config beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting,
+else in /proc/config.gz in the guest.
 
   -k, --kernel PATH     bzImage to boot (default: build/linux/obj/arch/x86/boot/bzImage)
   -n, --namespaces N    namespaces on the controller (default 1)
@@ -39,7 +47,9 @@ in the guest and is the working directory.
                         $UC_RESULTS/qmp/req.NAME and finds QEMU's answer in
                         resp.NAME (qemu/qmp-agent.py); namespace devices
                         are nvme0-ns1, nvme0-ns2, ...
-      --timeout SECS    kill a guest still running after SECS (default 900)
+      --timeout SECS    kill a guest still running after SECS (default 900;
+                        a shell: none)
+      --any-config      boot even if the kernel's config lacks options
       --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
       --mem MB          guest memory (default 2048)
       --cpus N          guest CPUs (default 2)
@@ -55,7 +65,8 @@ USAGE
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
-namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=900
+namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
+any_config=0
 accel=tcg mem=2048 cpus=2 results='' append=
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
@@ -74,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--qmp) qmp=$2; shift ;;
 	--qmp-agent) qmp_agent=1 ;;
 	--timeout) timeout=$2; shift ;;
+	--any-config) any_config=1 ;;
 	--kvm) accel=kvm ;;
 	--mem) mem=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
@@ -86,7 +98,14 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || { usage >&2; die "no command given"; }
+interactive=0
+if [ $# = 0 ]; then
+	if [ ! -t 0 ] || [ ! -t 1 ]; then
+		die "no command given, and no terminal for a shell (stdin and stdout must be one)"
+	fi
+	interactive=1
+fi
+timeout=${timeout:-$((interactive ? 0 : 900))}
 
 check_setup() {
 	command -v qemu-system-x86_64 >/dev/null ||
@@ -103,6 +122,7 @@ check_setup() {
 		esac
 	done
 	[ "$namespaces" -ge 1 ] || die "need at least one namespace"
+	[ "$any_config" = 1 ] || check_config
 	local spec prop props
 	for spec in ${fmt_ns[@]+"${fmt_ns[@]}"}; do
 		IFS=, read -r -a props <<<"$spec"
@@ -117,6 +137,51 @@ check_setup() {
 			[ "$prop" != "${prop#*=}" ] || die "--ns $spec: '$prop' has no value"
 		done
 	done
+}
+
+# The options kernel/guest.config sets to y, one a line.
+wanted_options() {
+	sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$top/kernel/guest.config"
+}
+
+# The kernel's .config: in its build folder (OBJ/arch/x86/boot/bzImage),
+# beside it, or /boot's config-VERSION beside vmlinuz-VERSION; none: the
+# guest checks /proc/config.gz (guest_config_check).
+kernel_config() {
+	local dir c name
+	dir=$(dirname "$kernel") name=$(basename "$kernel")
+	for c in "$dir/../../../.config" "$dir/.config" "$dir/config-${name#vmlinuz-}"; do
+		[ -f "$c" ] && { realpath -s "$c"; return 0; }
+	done
+	return 1
+}
+
+check_config() {
+	local config missing opt
+	config=$(kernel_config) || return 0
+	missing=$(wanted_options | while IFS= read -r opt; do
+		grep -qx "$opt=y" "$config" || printf ' %s' "$opt"
+	done)
+	[ -z "$missing" ] ||
+		die "$kernel lacks what kernel/guest.config needs (in $config):$missing (--any-config boots it anyway)"
+}
+
+# The same check in the guest when the host found no .config, if the kernel
+# has /proc/config.gz (CONFIG_IKCONFIG_PROC); the guest booted, so what is
+# missing is what the tests use rather than what the boot needs.
+guest_config_check() {
+	[ "$any_config" = 0 ] || return 0
+	! kernel_config >/dev/null || return 0
+	printf 'uc_kernel=%q uc_wanted=%q\n' "$kernel" "$(wanted_options | tr '\n' ' ')"
+	cat <<-'EOF'
+	if [ -r /proc/config.gz ]; then
+		config=$(zcat /proc/config.gz) missing=
+		for opt in $uc_wanted; do
+			grep -qx "$opt=y" <<<"$config" || missing="$missing $opt"
+		done
+		[ -z "$missing" ] || { echo "run-nvme.sh: $uc_kernel lacks what kernel/guest.config needs (in /proc/config.gz):$missing (--any-config boots it anyway)"; exit 125; }
+	fi
+	EOF
 }
 
 # --ns PROPS: QEMU's properties without size=, and the image size in MB.
@@ -193,9 +258,21 @@ write_command() {
 	{
 		printf 'cd %q || exit 125\n' "$cwd"
 		printf 'export UC_RESULTS=/run/results\n'
-		printf 'exec'
-		printf ' %q' "$@"
-		printf '\n'
+		guest_config_check
+		if [ "$interactive" = 1 ]; then
+			# guest-init.sh gives the command /dev/null as stdin and a raw
+			# ttyS1: make ttyS1 a terminal again, sized like this one, and
+			# the shell's controlling terminal (job control, Ctrl-C).
+			local rows cols
+			read -r rows cols < <(stty size)
+			printf 'stty -F /dev/ttyS1 sane rows %s cols %s\n' "$rows" "$cols"
+			printf 'export TERM=%q\n' "${TERM:-vt100}"
+			printf 'exec setsid -w -c bash -i </dev/ttyS1 >/dev/ttyS1 2>&1\n'
+		else
+			printf 'exec'
+			printf ' %q' "$@"
+			printf '\n'
+		fi
 	} >"$results/cmd.sh"
 }
 
@@ -218,7 +295,10 @@ else
 fi
 qargs+=(-kernel "$kernel")
 # ttyS0: kernel console, to a file; ttyS1: the command's output, to stdout.
-qargs+=(-serial "file:$results/console.log" -chardev stdio,id=out,signal=off -serial chardev:out)
+# A shell: Ctrl-A x kills QEMU (mux=on gives the stdio chardev its escapes).
+mux=
+[ "$interactive" = 0 ] || mux=,mux=on
+qargs+=(-serial "file:$results/console.log" -chardev "stdio,id=out,signal=off$mux" -serial chardev:out)
 qargs+=(-device virtio-rng-pci)
 if [ "$qmp_agent" = 1 ] && [ -z "$qmp" ]; then
 	qmp=$results/qmp.sock
@@ -239,7 +319,16 @@ if [ "$qmp_agent" = 1 ]; then
 fi
 
 status=0
-timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+if [ "$interactive" = 1 ]; then
+	printf 'run-nvme.sh: booting %s; exit or Ctrl-D ends the guest, Ctrl-A x kills it\n' \
+		"$kernel" >&2
+	# QEMU puts this terminal in raw mode (signal=off: Ctrl-C goes to the
+	# guest); --foreground keeps it in the terminal's foreground group.
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" || status=$?
+	stty sane 2>/dev/null || true
+else
+	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+fi
 if [ -n "$agent" ]; then
 	kill "$agent" 2>/dev/null || true
 	wait "$agent" 2>/dev/null || true
@@ -252,6 +341,10 @@ if [ "$status" = 124 ] || [ "$status" = 137 ]; then
 		"$timeout" "$results/console.log" >&2
 	tail -n 30 "$results/console.log" >&2 || true
 	exit 124
+fi
+if [ "$interactive" = 1 ] && [ "$status" = 0 ]; then
+	printf 'run-nvme.sh: QEMU was ended (Ctrl-A x) before the shell exited\n' >&2
+	exit 126
 fi
 if [ ! -s "$results/console.log" ]; then
 	printf 'run-nvme.sh: qemu could not start the guest (status %s)\n' "$status" >&2

@@ -46,6 +46,12 @@ if [ "$gates" = 1 ]; then
 	gate warnings "$top/kernel/warnings.sh"
 fi
 gate fio-host "$top/tests/fio-host.sh"
+# The newcomer's commands: the pin check with a stubbed apt, make help,
+# KERNEL= with a foreign kernel's config, make shell through a pty.
+gate pin_check "$top/tests/host/pin_check.sh"
+gate make_help "$top/tests/host/make_help.sh"
+gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
+gate make_shell "$top/tests/host/make_shell.sh" --kernel "$kernel" --results "$results/make_shell"
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
 # tests/run.sh strictly (TEST_STRICT=1: a missing default device or kernel
@@ -74,18 +80,13 @@ guest() {
 }
 
 # The suite, in a guest with two namespaces on one controller with a poll
-# queue, and after them one of each format users meet: 4 KiB blocks,
-# separate metadata, extended LBAs, protection information types 1 and 3,
-# zones (nvme_meta_*, nvme_pi, nvme_lba4k, nvme_zoned; the block tests on
-# the 4 KiB and zoned ones). It also sets up an nvmet target over loop and
-# tcp in the guest.
-# shellcheck disable=SC2054 # QEMU properties are comma-separated
-formats=(--ns logical_block_size=4096,physical_block_size=4096,size=64
-	--ns ms=16,mset=0,size=64
-	--ns ms=8,mset=1,size=64
-	--ns ms=8,pi=1,size=64
-	--ns logical_block_size=4096,physical_block_size=4096,ms=8,pi=3,size=64
-	--ns zoned=on,logical_block_size=4096,physical_block_size=4096,zoned.zone_size=8M,size=64)
+# queue, and after them one of each format users meet (qemu/check-formats,
+# shared with make test and make shell). It also sets up an nvmet target
+# over loop and tcp in the guest.
+formats=()
+while IFS= read -r f; do
+	formats+=(--ns "$f")
+done < <(sed -n '/^[a-z]/p' "$top/qemu/check-formats")
 guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
 	TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$((2 + ${#formats[@]} / 2))
 # The NVMe tests again on a QEMU nvme-subsys: two controllers share the

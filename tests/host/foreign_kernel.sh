@@ -1,0 +1,88 @@
+#!/bin/bash
+# KERNEL=path/to/bzImage (make run, check, test, shell, fuzz) boots that
+# kernel without building one, and qemu/run-nvme.sh names in one line the
+# options of kernel/guest.config its .config lacks, before booting. No
+# guest: a made-up bzImage (the boot-sector magic `file` knows) and configs.
+# Prints "PASS foreign_kernel[host]" or "FAIL foreign_kernel[host]: reason".
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name='foreign_kernel[host]'
+work=$(mktemp -d /tmp/uringcmd-foreign-kernel.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL $name: $*"; exit 1; }
+
+fake_bzimage() { # path
+	mkdir -p "$(dirname "$1")"
+	head -c 4096 /dev/zero >"$1"
+	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
+	printf 'HdrS' | dd of="$1" bs=1 seek=514 conv=notrunc status=none
+}
+config_without() { # path option...: guest.config's =y lines but those
+	local drop
+	drop=$(printf '%s=y\n' "${@:2}")
+	grep -E '^CONFIG_[A-Za-z0-9_]+=y$' "$top/kernel/guest.config" | grep -vxF "$drop" >"$1"
+}
+boot() { # run-nvme.sh args...: its stderr in $work/err; fails if it booted
+	if "$top/qemu/run-nvme.sh" --null --results "$work/results" "$@" -- true 2>"$work/err"; then
+		fail "run-nvme.sh $* booted"
+	fi
+}
+expect_missing() { # what: one line naming exactly the options that follow
+	local what=$1 named
+	shift
+	[ "$(wc -l <"$work/err")" = 1 ] || fail "$what: not one line: $(cat "$work/err")"
+	named=$(grep -o 'CONFIG_[A-Za-z0-9_]*' "$work/err" | sort | tr '\n' ' ')
+	[ "$named" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ')" ] ||
+		fail "$what: named '$named', not '$*': $(cat "$work/err")"
+}
+
+obj=$work/obj
+bz=$obj/arch/x86/boot/bzImage
+fake_bzimage "$bz"
+file -b "$bz" | grep -q 'Linux kernel x86 boot' || fail "file does not take the made-up bzImage for one"
+
+# Build folder with a .config lacking two options: both named, no boot.
+config_without "$obj/.config" CONFIG_9P_FS CONFIG_NVME_TCP
+boot -k "$bz"
+expect_missing "obj/.config without CONFIG_9P_FS, CONFIG_NVME_TCP" CONFIG_9P_FS CONFIG_NVME_TCP
+
+# A complete .config passes (the next check, of --ns, is the one to stop).
+config_without "$obj/.config"
+boot -k "$bz" --ns bogus=1
+grep -q "'bogus' is not a namespace format property" "$work/err" ||
+	fail "complete .config refused: $(cat "$work/err")"
+
+# --any-config boots whatever the config says.
+config_without "$obj/.config" CONFIG_9P_FS
+boot -k "$bz" --any-config --ns bogus=1
+grep -q "'bogus' is not a namespace format property" "$work/err" ||
+	fail "--any-config still checked the config: $(cat "$work/err")"
+
+# /boot's layout: config-VERSION beside vmlinuz-VERSION.
+fake_bzimage "$work/boot/vmlinuz-6.1.0-test"
+config_without "$work/boot/config-6.1.0-test" CONFIG_IO_URING
+boot -k "$work/boot/vmlinuz-6.1.0-test"
+expect_missing "/boot/config-V without CONFIG_IO_URING" CONFIG_IO_URING
+
+# The Makefile: with KERNEL= the boots need that file, not a kernel build,
+# and the headers only the patched tree. (make -p prints the rules; only
+# help's recipe is dry-run.)
+rules() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KERNEL -u DEBUG make -s -C "$top" -pn help "$@" 2>/dev/null; }
+db=$(rules KERNEL="$bz")
+grep -qx "BZIMAGE := $bz" <<<"$db" || fail "KERNEL=$bz: BZIMAGE is $(grep '^BZIMAGE :=' <<<"$db")"
+for t in run check test shell fuzz; do
+	deps=" $(sed -n "s/^$t: //p" <<<"$db") "
+	case $deps in
+	*' kernel '*) fail "KERNEL= given, yet make $t builds the kernel ($t:$deps)" ;;
+	*' given-kernel '*) ;;
+	*) fail "KERNEL= given, yet make $t does not check it exists ($t:$deps)" ;;
+	esac
+done
+grep -qx 'headers: tree' <<<"$db" || fail "KERNEL= given: $(grep '^headers:' <<<"$db")"
+db=$(rules)
+grep -qx 'headers: kernel' <<<"$db" || fail "no KERNEL=: $(grep '^headers:' <<<"$db")"
+grep -q '^run: .*\bkernel\b' <<<"$db" || fail "no KERNEL=: $(grep '^run:' <<<"$db")"
+
+echo "PASS $name"
