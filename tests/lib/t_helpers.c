@@ -294,14 +294,35 @@ bool t_cq_empty(struct io_uring *ring)
 	return io_uring_peek_cqe(ring, &cqe) != 0;
 }
 
-static int finish_one(struct io_uring *ring, const char *what, int *res)
+/*
+ * Submit the one SQE prepared, with a user_data of its own, and take its
+ * completion: the CQE must carry that user_data, and nothing may follow
+ * it, so that a duplicated completion of an earlier command cannot pass
+ * for this one's answer.
+ */
+static int finish_one(struct io_uring *ring, struct io_uring_sqe *sqe,
+		      const char *what, int *res)
 {
+	static __u64 next_user_data = 0x75c0000000000000ULL;
+	__u64 want = ++next_user_data;
 	struct t_cqe c;
-	int ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
+	int ret;
 
+	sqe->user_data = want;
+	ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
 	if (ret) {
 		t_error("%s: no completion: %s", what, t_res_str(ret));
 		return ret;
+	}
+	if (c.user_data != want) {
+		t_error("%s: completion with user_data %#llx, submitted %#llx",
+			what, (unsigned long long)c.user_data,
+			(unsigned long long)want);
+		return -EPROTO;
+	}
+	if (!t_cq_empty(ring)) {
+		t_error("%s: a second completion followed", what);
+		return -EPROTO;
 	}
 	*res = c.res;
 	return 0;
@@ -314,8 +335,7 @@ int t_block_query(struct io_uring *ring, int fd, __u32 ioctl_cmd, __u32 flags,
 
 	t_prep_block_query(ring, sqe, fd, ioctl_cmd, flags, addr);
 	sqe->flags = sqe_flags;
-	sqe->user_data = ioctl_cmd;
-	return finish_one(ring, "block query", res);
+	return finish_one(ring, sqe, "block query", res);
 }
 
 int t_sock_cmd(struct io_uring *ring, int fd, __u32 op, __u8 sqe_flags,
@@ -325,8 +345,7 @@ int t_sock_cmd(struct io_uring *ring, int fd, __u32 op, __u8 sqe_flags,
 
 	t_prep_uring_cmd(ring, sqe, fd, op, NULL, 0);
 	sqe->flags = sqe_flags;
-	sqe->user_data = op;
-	return finish_one(ring, "socket command", res);
+	return finish_one(ring, sqe, "socket command", res);
 }
 
 /* ---- block queries ----------------------------------------------------- */

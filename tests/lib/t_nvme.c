@@ -296,12 +296,28 @@ int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
 bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 		 struct t_nvme_tally *t)
 {
+	bool *seen = calloc(nr, sizeof(*seen));
+	bool ok = true;
 	struct t_cqe cqe;
 
+	if (!seen)
+		t_die("calloc: %m");
 	memset(t, 0, sizeof(*t));
 	for (t->done = 0; t->done < nr; t->done++) {
-		if (t_wait_cqe(ring, &cqe, T_NVME_TIMEOUT_MS))
-			return false;
+		if (t_wait_cqe(ring, &cqe, T_NVME_TIMEOUT_MS)) {
+			ok = false;
+			break;
+		}
+		/* matched, not counted: each of 0..nr-1 exactly once */
+		if (cqe.user_data >= nr || seen[cqe.user_data]) {
+			t_error("completion %u of %u: user_data %llu %s", t->done + 1,
+				nr, (unsigned long long)cqe.user_data,
+				cqe.user_data >= nr ? "was never submitted" :
+				"completed twice");
+			ok = false;
+			break;
+		}
+		seen[cqe.user_data] = true;
 		if (!cqe.res)
 			t->ok++;
 		else if (cqe.res > 0)
@@ -309,7 +325,12 @@ bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 		else
 			t->err++;
 	}
-	return true;
+	if (ok && !t_cq_empty(ring)) {
+		t_error("a completion beyond the %u submitted", nr);
+		ok = false;
+	}
+	free(seen);
+	return ok;
 }
 
 const char *t_nvme_res_str(int res)

@@ -101,8 +101,10 @@ struct t_nvme_tally {
 	unsigned int	err;		/* -errno */
 };
 /*
- * Reap @nr completions, each within T_NVME_TIMEOUT_MS, into @t. True if all
- * @nr came; t->done says how many did.
+ * Reap @nr completions of commands submitted with user_data 0..@nr-1, each
+ * within T_NVME_TIMEOUT_MS, into @t. True if each came exactly once and
+ * nothing else did (a duplicated, foreign or extra completion is a
+ * t_error()); t->done says how many were reaped.
  */
 bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 		 struct t_nvme_tally *t);
