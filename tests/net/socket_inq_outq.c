@@ -118,8 +118,12 @@ static bool compare(const char *what, int fd, int op, int *val)
 		if (t_sock_cmd(&ring, fd, op, 0, &inl) ||
 		    t_sock_cmd(&ring, fd, op, IOSQE_ASYNC, &async))
 			return false;
-		if (t_sock_ioctl(fd, req, &after))
+		ret = t_sock_ioctl(fd, req, &after);
+		if (ret) {
+			t_error("%s: second ioctl(%s): %s", what, opname(op),
+				t_errname(ret));
 			return false;
+		}
 		if (before != after) {
 			t_sleep_ms(10);
 			continue;
