@@ -930,6 +930,8 @@ static int uc_check_options(struct thread_data *td)
 	if (o->pi_chk) {
 		char *list = strdup(o->pi_chk), *tok, *save = NULL;
 
+		if (!list)
+			return 1;
 		for (tok = strtok_r(list, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
 			if (!strcasecmp(tok, "GUARD")) {

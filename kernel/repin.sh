@@ -160,6 +160,6 @@ repin_fio() {
 
 case ${1:-} in
 check) shift; check "$@" ;;
-'') repin_fio; repin_kernel ;;
+'') repin_kernel; repin_fio ;;	# the kernel first: a failure moves no pin
 *) die "usage: kernel/repin.sh [check PKG=VERSION...]" ;;
 esac

@@ -180,8 +180,10 @@ static void check_fixed(int fd)
 	struct t_cqe c;
 	int ret;
 
+	if (!iov.iov_base)
+		t_die("aligned_alloc: %m");
 	ret = t_ring_init(&ring, 4, 0);
-	if (ret || !iov.iov_base)
+	if (ret)
 		t_die("io_uring_queue_init: %s", t_errname(ret));
 	ret = io_uring_register_buffers(&ring, &iov, 1);
 	if (ret)

@@ -14,7 +14,8 @@
 set -eu
 
 me=fio_meta_pi
-fail() { echo "$me: FAIL: $*"; exit 1; }
+# fio's output stays in $work when the test fails
+fail() { echo "$me: FAIL: $* (fio's output: $work)"; exit 1; }
 skip() { echo "$me: SKIP: $*"; exit 77; }
 
 dev=${1:-/dev/nvme0n1}
@@ -47,7 +48,6 @@ pins=$(ns_with_format T10-DIF-TYPE1-CRC)
 	skip "no namespace with metadata on the controller of $dev (run-nvme.sh --ns ms=16 / ms=8,pi=1)"
 
 work=$(mktemp -d /tmp/fio-meta-pi.XXXXXX)
-trap 'rm -rf "$work"' EXIT
 n=0
 
 # run_job NAME FIO-ARGS... -- CHECKS...: fio with JSON output, then
@@ -128,3 +128,4 @@ expect_error "pi_chk without PI" "need a namespace formatted with protection inf
 	--filename="$dev" --rw=read --pi_chk=GUARD
 expect_error "metadata options on an admin command" "go with cmd=io" \
 	--filename="$dev" --cmd=identify-ctrl --rw=read --md_per_io_size=64
+rm -rf "$work"
