@@ -156,6 +156,189 @@ static inline void io_uring_prep_cmd_discard(struct io_uring_sqe *sqe,
 }
 #endif
 
+/* ---- BLOCK_URING_CMD_IOCTL: block queries ------------------------------- */
+
+/**
+ * struct uringcmd_block_query - one read-only block ioctl the series answers
+ * @name: the ioctl's name, "BLKSSZGET"
+ * @cmd: the ioctl number, the block_uring_cmd.ioctl_cmd to send
+ * @needs_addr: the answer is stored only at block_uring_cmd.addr and the
+ *	command completes with 0: the answer may not fit a positive int
+ *	(sizes, the disk sequence, read-ahead), or is negative (BLKALIGNOFF
+ *	is -1 for a misaligned device and stored sign-extended)
+ * @ioctl_size: bytes the ioctl itself stores (2, 4 or 8, sizeof(long))
+ * @ioctl_signed: the ioctl stores a signed type (int or long)
+ * @help: what the answer is, in a few words
+ *
+ * The others (@needs_addr false) complete with the answer in cqe->res and
+ * store it at addr as well when addr is set; an answer above INT_MAX is
+ * only stored at addr (cqe->res 0), or fails with -EOVERFLOW without addr.
+ */
+struct uringcmd_block_query {
+	const char	*name;
+	__u32		cmd;
+	bool		needs_addr;
+	unsigned char	ioctl_size;
+	bool		ioctl_signed;
+	const char	*help;
+};
+
+#define URINGCMD_Q(c, addr, type, sgn, h)				\
+	{ #c, (__u32)(c), addr, sizeof(type), sgn, h }
+/* Every query BLOCK_URING_CMD_IOCTL answers; those in cqe->res first. */
+static const struct uringcmd_block_query uringcmd_block_queries[] = {
+	URINGCMD_Q(BLKROGET,	     false, int,	    true,  "read-only flag"),
+	URINGCMD_Q(BLKBSZGET,	     false, int,	    true,  "soft block size"),
+	URINGCMD_Q(BLKSSZGET,	     false, int,	    true,  "logical block size"),
+	URINGCMD_Q(BLKPBSZGET,	     false, unsigned int,   false, "physical block size"),
+	URINGCMD_Q(BLKIOMIN,	     false, unsigned int,   false, "minimum I/O size"),
+	URINGCMD_Q(BLKIOOPT,	     false, unsigned int,   false, "optimal I/O size"),
+	URINGCMD_Q(BLKDISCARDZEROES, false, unsigned int,   false, "discard zeroes data (always 0)"),
+	URINGCMD_Q(BLKSECTGET,	     false, unsigned short, false, "max sectors per request"),
+	URINGCMD_Q(BLKROTATIONAL,    false, unsigned short, false, "rotational flag"),
+	URINGCMD_Q(BLKGETZONESZ,     false, __u32,	    false, "zone size in sectors (0: not zoned)"),
+	URINGCMD_Q(BLKGETNRZONES,    false, __u32,	    false, "number of zones (0: not zoned)"),
+	URINGCMD_Q(BLKALIGNOFF,	     true,  int,	    true,  "alignment offset (-1: misaligned)"),
+	URINGCMD_Q(BLKGETSIZE64,     true,  __u64,	    false, "size in bytes"),
+	URINGCMD_Q(BLKGETSIZE,	     true,  unsigned long,  false, "size in 512-byte sectors"),
+	URINGCMD_Q(BLKGETDISKSEQ,    true,  __u64,	    false, "disk sequence number"),
+	URINGCMD_Q(BLKRAGET,	     true,  long,	    true,  "read-ahead in sectors"),
+	URINGCMD_Q(BLKFRAGET,	     true,  long,	    true,  "filesystem read-ahead in sectors"),
+};
+#undef URINGCMD_Q
+#define URINGCMD_NR_BLOCK_QUERIES					\
+	(sizeof(uringcmd_block_queries) / sizeof(uringcmd_block_queries[0]))
+
+/**
+ * uringcmd_block_query_find() - the table entry of ioctl @cmd, or NULL
+ * @cmd: an ioctl number such as BLKSSZGET
+ */
+static inline const struct uringcmd_block_query *
+uringcmd_block_query_find(__u32 cmd)
+{
+	size_t i;
+
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++)
+		if (uringcmd_block_queries[i].cmd == cmd)
+			return &uringcmd_block_queries[i];
+	return NULL;
+}
+
+/**
+ * uringcmd_block_query_by_name() - the table entry named @name, or NULL
+ * @name: "BLKSSZGET", in any case
+ */
+static inline const struct uringcmd_block_query *
+uringcmd_block_query_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		const char *a = uringcmd_block_queries[i].name, *b = name;
+
+		while (*a && (*a | 0x20) == (*b | 0x20))
+			a++, b++;
+		if (!*a && !*b)
+			return &uringcmd_block_queries[i];
+	}
+	return NULL;
+}
+
+/**
+ * uringcmd_prep_block_query() - ask a read-only block ioctl through io_uring
+ * @sqe: the SQE to fill
+ * @fd: an open block device (any open mode)
+ * @ioctl_cmd: the query, one of uringcmd_block_queries[] (BLKSSZGET, ...)
+ * @answer: where the answer is stored, widened to 64 bits (signed answers
+ *	sign-extended); required for the queries with needs_addr, may be
+ *	NULL for the others
+ *
+ * Sets IORING_OP_URING_CMD, cmd_op BLOCK_URING_CMD_IOCTL and a struct
+ * block_uring_cmd payload in sqe->cmd. Not with IORING_URING_CMD_FIXED.
+ *
+ * cqe->res: the answer (a query without needs_addr whose answer fits), 0
+ * once *@answer is written, or -errno: -EFAULT for a bad @answer, -EINVAL
+ * for a needs_addr query without @answer or non-zero unused fields,
+ * -EOVERFLOW for an answer above INT_MAX without @answer, -ENOTTY for an
+ * ioctl that is not a query this kernel answers, -EOPNOTSUPP from a kernel
+ * without the series (Linux 6.12 and later refuse it with -EINVAL).
+ */
+static inline void uringcmd_prep_block_query(struct io_uring_sqe *sqe, int fd,
+					     __u32 ioctl_cmd, __u64 *answer)
+{
+	struct block_uring_cmd bc = {
+		.ioctl_cmd	= ioctl_cmd,
+		.addr		= (__u64)(uintptr_t)answer,
+	};
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, 0, 0, 0);
+	sqe->cmd_op = BLOCK_URING_CMD_IOCTL;
+	memcpy(sqe->cmd, &bc, sizeof(bc));
+}
+
+/**
+ * uringcmd_block_query_answer() - the answer of a completed block query
+ * @q: the query asked
+ * @res: its cqe->res
+ * @answer: the @answer given to uringcmd_prep_block_query(), or NULL
+ * @val: the answer, widened to 64 bits as the kernel stores it
+ *
+ * Return: 0 with *@val set, or @res (-errno) when the query failed.
+ */
+static inline int uringcmd_block_query_answer(const struct uringcmd_block_query *q,
+					      int res, const __u64 *answer,
+					      __u64 *val)
+{
+	if (res < 0)
+		return res;
+	*val = q->needs_addr || (!res && answer) ? *answer : (__u64)res;
+	return 0;
+}
+
+/* ---- sockets: SIOCINQ and SIOCOUTQ -------------------------------------- */
+
+#if !URINGCMD_LIBURING_AT_LEAST(2, 5)
+/*
+ * sqe->cmd_op of IORING_OP_URING_CMD on a socket (enum io_uring_socket_op
+ * of the kernel's <linux/io_uring.h>), which liburing 2.5 and later have in
+ * <liburing/io_uring.h>. The kernel's header cannot be included beside
+ * liburing: both use the include guard LINUX_IO_URING_H.
+ */
+enum {
+	SOCKET_URING_OP_SIOCINQ		= 0,
+	SOCKET_URING_OP_SIOCOUTQ,
+};
+
+/**
+ * io_uring_prep_cmd_sock() - a socket command through io_uring
+ * @sqe: the SQE to fill
+ * @cmd_op: SOCKET_URING_OP_SIOCINQ or SOCKET_URING_OP_SIOCOUTQ
+ * @fd: the socket
+ * @level: @optname: @optval: @optlen: for the sockopt commands of later
+ *	kernels; 0, 0, NULL, 0 for SIOCINQ/SIOCOUTQ
+ *
+ * liburing 2.5's helper, defined only for an older liburing, same SQE:
+ * the optval, level, optname and optlen fields that liburing 2.3's struct
+ * io_uring_sqe lacks are addr3, the two halves of addr and file_index.
+ *
+ * cqe->res: what ioctl(SIOCINQ) / ioctl(SIOCOUTQ) stores (bytes queued),
+ * or -errno: -EINVAL where the ioctl fails so (a listening TCP socket),
+ * -EOPNOTSUPP for a protocol without them.
+ */
+static inline void io_uring_prep_cmd_sock(struct io_uring_sqe *sqe, int cmd_op,
+					  int fd, int level, int optname,
+					  void *optval, int optlen)
+{
+	__u32 lvl_name[2] = { (__u32)level, (__u32)optname };
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, 0, 0, 0);
+	sqe->addr3 = (__u64)(uintptr_t)optval;
+	memcpy(&sqe->addr, lvl_name, sizeof(lvl_name));
+	sqe->file_index = (__u32)optlen;
+	sqe->cmd_op = (__u32)cmd_op;
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

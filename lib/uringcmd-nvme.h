@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * uringcmd-nvme.h - NVMe passthrough through io_uring, on /dev/nvmeXnY (the
+ * block node, with the uringcmd series), /dev/ngXnY and /dev/nvmeX: command
+ * builders, the SQE helpers and result decoding, in liburing's style.
+ *
+ * The ABI is Linux's: a ring set up with IORING_SETUP_SQE128 |
+ * IORING_SETUP_CQE32 (uringcmd_nvme_queue_init()), IORING_OP_URING_CMD with
+ * cmd_op NVME_URING_CMD_IO, _IO_VEC, _ADMIN or _ADMIN_VEC and a struct
+ * nvme_uring_cmd in sqe->cmd. A completion carries in cqe->res 0, the NVMe
+ * status (> 0: status code type and code, with the CRD, More and DNR bits,
+ * as the passthrough ioctls return it) or -errno, and in cqe->big_cqe[0]
+ * the command's result (dword 0).
+ *
+ * struct nvme_uring_cmd and NVME_URING_CMD_* come from the kernel's
+ * <linux/nvme_ioctl.h>; the NVMe opcodes, identify and log structures and
+ * status decoding from libnvme 1.3 (<nvme/types.h>, <nvme/util.h>).
+ * libnvme 1.3's <nvme/ioctl.h> (and <libnvme.h>, <nvme/linux.h>,
+ * <nvme/tree.h>, which include it) defines struct nvme_uring_cmd
+ * and struct nvme_passthru_cmd itself: a file that includes this header
+ * must not include those; use libnvme's functions from another file.
+ *
+ * Define URINGCMD_NO_LIBNVME where the program is not linked with libnvme
+ * (Debian's libnvme-dev is not multiarch, so -m32 builds have its headers
+ * only): statuses are then printed as numbers.
+ */
+#ifndef URINGCMD_NVME_H
+#define URINGCMD_NVME_H
+
+#include <endian.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <linux/nvme_ioctl.h>
+#include <nvme/types.h>
+#include <nvme/util.h>
+
+#include "uringcmd.h"
+
+#if defined(_LIBNVME_IOCTL_H)
+#error "uringcmd-nvme.h: libnvme's <nvme/ioctl.h> redefines struct nvme_uring_cmd; include it in another file"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * uringcmd_nvme_queue_init() - a ring of the shape NVMe passthrough needs
+ * @entries: @ring: @flags: as for io_uring_queue_init(); @flags may add
+ *	IORING_SETUP_IOPOLL (I/O commands only), IORING_SETUP_SQPOLL, ...
+ *
+ * Return: 0 or -errno (-EINVAL before Linux 6.0, which lacks SQE128/CQE32).
+ */
+static inline int uringcmd_nvme_queue_init(unsigned int entries,
+					   struct io_uring *ring,
+					   unsigned int flags)
+{
+	return io_uring_queue_init(entries, ring, IORING_SETUP_SQE128 |
+				   IORING_SETUP_CQE32 | flags);
+}
+
+/* ---- building commands -------------------------------------------------- */
+
+/**
+ * uringcmd_nvme_cmd() - a command with one data buffer
+ * @c: the command to fill; everything not named here is zeroed
+ * @opcode: nvme_admin_* or nvme_cmd_* (libnvme's enums)
+ * @nsid: the namespace (0 or NVME_NSID_ALL where the command allows)
+ * @buf: the data buffer, or NULL
+ * @len: its length in bytes
+ * @cdw10: @cdw11: the first two command dwords
+ */
+static inline void uringcmd_nvme_cmd(struct nvme_uring_cmd *c, __u8 opcode,
+				     __u32 nsid, void *buf, __u32 len,
+				     __u32 cdw10, __u32 cdw11)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->nsid = nsid;
+	c->addr = (__u64)(uintptr_t)buf;
+	c->data_len = len;
+	c->cdw10 = cdw10;
+	c->cdw11 = cdw11;
+}
+
+/**
+ * uringcmd_nvme_identify() - Identify (admin), NVME_IDENTIFY_DATA_SIZE bytes
+ * @c: the command to fill
+ * @nsid: the namespace for the per-namespace CNS values, else 0
+ * @cns: NVME_IDENTIFY_CNS_CTRL, NVME_IDENTIFY_CNS_NS, ...
+ * @buf: 4096 bytes (struct nvme_id_ctrl, struct nvme_id_ns, ...)
+ */
+static inline void uringcmd_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid,
+					  __u8 cns, void *buf)
+{
+	uringcmd_nvme_cmd(c, nvme_admin_identify, nsid, buf,
+			  NVME_IDENTIFY_DATA_SIZE, cns, 0);
+}
+
+/**
+ * uringcmd_nvme_get_log() - Get Log Page (admin), from offset 0
+ * @c: the command to fill
+ * @nsid: the namespace, or NVME_NSID_ALL for controller-wide logs
+ * @lid: the log, NVME_LOG_LID_SMART (struct nvme_smart_log), ...
+ * @buf: @len bytes
+ * @len: bytes to read, a non-zero multiple of 4
+ */
+static inline void uringcmd_nvme_get_log(struct nvme_uring_cmd *c, __u32 nsid,
+					 __u8 lid, void *buf, __u32 len)
+{
+	__u32 numd = len / 4 - 1;	/* 0's based dwords */
+
+	uringcmd_nvme_cmd(c, nvme_admin_get_log_page, nsid, buf, len,
+			  lid | (numd & 0xffff) << 16, numd >> 16);
+}
+
+/**
+ * uringcmd_nvme_get_features() - Get Features (admin)
+ * @c: the command to fill
+ * @fid: the feature, NVME_FEAT_FID_NUM_QUEUES, ...
+ * @sel: NVME_GET_FEATURES_SEL_CURRENT (0), _DEFAULT, _SAVED, _SUPPORTED
+ * @buf: the data structure of features that have one, else NULL
+ * @len: its length (4096 for LBA Range Type, 256 for APST, 8 for the
+ *	Timestamp), else 0
+ *
+ * The value is the completion's result: cqe->big_cqe[0].
+ */
+static inline void uringcmd_nvme_get_features(struct nvme_uring_cmd *c,
+					      __u8 fid, __u8 sel, void *buf,
+					      __u32 len)
+{
+	uringcmd_nvme_cmd(c, nvme_admin_get_features, 0, buf, len,
+			  fid | (__u32)(sel & 7) << 8, 0);
+}
+
+/**
+ * uringcmd_nvme_set_features() - Set Features (admin)
+ * @c: the command to fill
+ * @fid: the feature
+ * @cdw11: its value
+ * @save: keep it across power cycles (bit 31 of cdw10)
+ * @buf: the data structure of features that have one, else NULL
+ * @len: its length, else 0
+ */
+static inline void uringcmd_nvme_set_features(struct nvme_uring_cmd *c,
+					      __u8 fid, __u32 cdw11, bool save,
+					      void *buf, __u32 len)
+{
+	uringcmd_nvme_cmd(c, nvme_admin_set_features, 0, buf, len,
+			  fid | (save ? 1u << 31 : 0), cdw11);
+}
+
+/**
+ * uringcmd_nvme_rw() - Read or Write (I/O) of whole logical blocks
+ * @c: the command to fill
+ * @opcode: nvme_cmd_read or nvme_cmd_write
+ * @nsid: the namespace
+ * @buf: the data, @len bytes
+ * @len: @nlb logical blocks' worth of bytes (no metadata)
+ * @slba: first logical block
+ * @nlb: number of logical blocks, at least 1
+ *
+ * For NVME_URING_CMD_IO. uringcmd_nvme_rw_vec() for the vectored form,
+ * uringcmd_nvme_set_metadata() for a separate metadata buffer.
+ */
+static inline void uringcmd_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode,
+				    __u32 nsid, void *buf, __u32 len,
+				    __u64 slba, __u32 nlb)
+{
+	uringcmd_nvme_cmd(c, opcode, nsid, buf, len, (__u32)slba,
+			  (__u32)(slba >> 32));
+	c->cdw12 = nlb - 1;	/* 0's based */
+}
+
+/**
+ * uringcmd_nvme_rw_vec() - Read or Write (I/O) from an iovec array
+ * @c: the command to fill
+ * @opcode: @nsid: @slba: @nlb: as for uringcmd_nvme_rw()
+ * @iov: the buffers, together @nlb logical blocks
+ * @nr_iov: how many
+ *
+ * For NVME_URING_CMD_IO_VEC: addr is the array, data_len its length. Not
+ * with registered buffers (IORING_URING_CMD_FIXED).
+ */
+static inline void uringcmd_nvme_rw_vec(struct nvme_uring_cmd *c, __u8 opcode,
+					__u32 nsid, const struct iovec *iov,
+					__u32 nr_iov, __u64 slba, __u32 nlb)
+{
+	uringcmd_nvme_rw(c, opcode, nsid, (void *)(uintptr_t)iov, nr_iov, slba,
+			 nlb);
+}
+
+/**
+ * uringcmd_nvme_flush() - Flush (I/O)
+ * @c: the command to fill
+ * @nsid: the namespace
+ */
+static inline void uringcmd_nvme_flush(struct nvme_uring_cmd *c, __u32 nsid)
+{
+	uringcmd_nvme_cmd(c, nvme_cmd_flush, nsid, NULL, 0, 0, 0);
+}
+
+/**
+ * uringcmd_nvme_set_metadata() - a separate metadata buffer for @c
+ * @c: a built command
+ * @md: the buffer
+ * @len: its length: nlb times the metadata bytes per block
+ *
+ * For namespaces formatted with separate metadata (FLBAS bit 4 clear);
+ * with extended LBAs the metadata is inside the data buffer.
+ */
+static inline void uringcmd_nvme_set_metadata(struct nvme_uring_cmd *c,
+					      void *md, __u32 len)
+{
+	c->metadata = (__u64)(uintptr_t)md;
+	c->metadata_len = len;
+}
+
+/**
+ * uringcmd_nvme_to_passthru() - the same command for the passthrough ioctls
+ * @c: a built command
+ * @p: the struct nvme_passthru_cmd for NVME_IOCTL_ADMIN_CMD / _IO_CMD
+ *	(struct nvme_passthru_cmd64 has the same fields up to result)
+ *
+ * For comparing with the synchronous path, or falling back to it.
+ */
+static inline void uringcmd_nvme_to_passthru(const struct nvme_uring_cmd *c,
+					     struct nvme_passthru_cmd *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = c->opcode;
+	p->flags = c->flags;
+	p->nsid = c->nsid;
+	p->cdw2 = c->cdw2;
+	p->cdw3 = c->cdw3;
+	p->metadata = c->metadata;
+	p->addr = c->addr;
+	p->metadata_len = c->metadata_len;
+	p->data_len = c->data_len;
+	p->cdw10 = c->cdw10;
+	p->cdw11 = c->cdw11;
+	p->cdw12 = c->cdw12;
+	p->cdw13 = c->cdw13;
+	p->cdw14 = c->cdw14;
+	p->cdw15 = c->cdw15;
+	p->timeout_ms = c->timeout_ms;
+}
+
+/* ---- the SQE ------------------------------------------------------------ */
+
+/**
+ * uringcmd_prep_nvme() - NVMe passthrough: one command in one SQE
+ * @sqe: an SQE of an SQE128 ring (uringcmd_nvme_queue_init())
+ * @fd: /dev/nvmeXnY, /dev/ngXnY, or /dev/nvmeX (admin only)
+ * @cmd_op: NVME_URING_CMD_ADMIN, _ADMIN_VEC, _IO or _IO_VEC
+ * @c: the command, copied into sqe->cmd (all 80 bytes are written)
+ *
+ * cqe->res: 0, the NVMe status (> 0; uringcmd_nvme_res_str() names it) or
+ * -errno: -EACCES without CAP_SYS_ADMIN, -EINVAL for an I/O command with
+ * another namespace's nsid, -EOPNOTSUPP for a ring without SQE128/CQE32,
+ * an admin command on an IOPOLL ring, or a kernel without passthrough on
+ * that node, -ENODEV on a multipath head without a usable path, -EFAULT
+ * for a bad buffer. The result dword: uringcmd_nvme_cqe_result().
+ */
+static inline void uringcmd_prep_nvme(struct io_uring_sqe *sqe, int fd,
+				      __u32 cmd_op,
+				      const struct nvme_uring_cmd *c)
+{
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, 0, 0, 0);
+	sqe->cmd_op = cmd_op;
+	memset(sqe->cmd, 0, 80);
+	memcpy(sqe->cmd, c, sizeof(*c));
+}
+
+/**
+ * uringcmd_prep_nvme_fixed() - uringcmd_prep_nvme() on a registered buffer
+ * @sqe: @fd: @c: as for uringcmd_prep_nvme()
+ * @cmd_op: NVME_URING_CMD_ADMIN or NVME_URING_CMD_IO (not the _VEC forms)
+ * @buf_index: the buffer registered with io_uring_register_buffers() that
+ *	holds c->addr .. c->addr + c->data_len
+ */
+static inline void uringcmd_prep_nvme_fixed(struct io_uring_sqe *sqe, int fd,
+					    __u32 cmd_op,
+					    const struct nvme_uring_cmd *c,
+					    unsigned int buf_index)
+{
+	uringcmd_prep_nvme(sqe, fd, cmd_op, c);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = (__u16)buf_index;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+/**
+ * uringcmd_nvme_cqe_result() - the result dword of a passthrough completion
+ * @cqe: a 32-byte CQE (IORING_SETUP_CQE32)
+ */
+static inline __u64 uringcmd_nvme_cqe_result(const struct io_uring_cqe *cqe)
+{
+	return cqe->big_cqe[0];
+}
+
+/**
+ * uringcmd_nvme_res_is_status() - @res is an NVMe status with code @sc
+ * @res: cqe->res, or what a passthrough ioctl returned
+ * @sct: status code type (NVME_SCT_GENERIC, ...)
+ * @sc: status code (NVME_SC_INVALID_OPCODE, ...)
+ *
+ * The CRD, More and DNR bits are ignored, as in libnvme's
+ * nvme_status_code_type() and nvme_status_code().
+ */
+static inline bool uringcmd_nvme_res_is_status(int res, unsigned int sct,
+					       unsigned int sc)
+{
+	return res > 0 && nvme_status_code_type((__u16)res) == sct &&
+	       nvme_status_code((__u16)res) == sc;
+}
+
+/**
+ * uringcmd_nvme_res_errno() - a passthrough result as one errno
+ * @res: cqe->res, or what a passthrough ioctl returned
+ *
+ * Return: 0, -errno for an errno, or for an NVMe status the errno libnvme's
+ * nvme_status_to_errno() gives it, negated (-EIO without libnvme).
+ */
+static inline int uringcmd_nvme_res_errno(int res)
+{
+	if (res <= 0)
+		return res;
+#ifdef URINGCMD_NO_LIBNVME
+	return -EIO;
+#else
+	return -(int)nvme_status_to_errno(res, false);
+#endif
+}
+
+/**
+ * uringcmd_nvme_res_str() - a passthrough result in words
+ * @res: cqe->res, or what a passthrough ioctl returned
+ * @buf: where to write "0", "-22 (Invalid argument)" or
+ *	"NVMe status 0x4001 (Invalid Command Opcode: ...)"
+ * @len: its size
+ *
+ * Statuses are named by libnvme's nvme_status_to_string() (by number with
+ * URINGCMD_NO_LIBNVME). Return: @buf.
+ */
+static inline const char *uringcmd_nvme_res_str(int res, char *buf, size_t len)
+{
+	if (res < 0)
+		snprintf(buf, len, "%d (%s)", res, strerror(-res));
+	else if (!res)
+		snprintf(buf, len, "0");
+	else
+#ifdef URINGCMD_NO_LIBNVME
+		snprintf(buf, len, "NVMe status %#x", res);
+#else
+		snprintf(buf, len, "NVMe status %#x (%s)", res,
+			 nvme_status_to_string(res, false));
+#endif
+	return buf;
+}
+
+/* ---- the namespace's format --------------------------------------------- */
+
+/**
+ * uringcmd_nvme_ns_lbaf() - the LBA format in use (0 to 63)
+ * @ns: Identify Namespace data
+ *
+ * FLBAS bits 3:0 and, for namespaces with more than 16 formats, bits 6:5
+ * as the high bits: libnvme's nvme_id_ns_flbas_to_lbaf_inuse().
+ */
+static inline unsigned int uringcmd_nvme_ns_lbaf(const struct nvme_id_ns *ns)
+{
+	__u8 idx;
+
+	nvme_id_ns_flbas_to_lbaf_inuse(ns->flbas, &idx);
+	return idx;
+}
+
+/** uringcmd_nvme_ns_lba_shift() - log2 of the data bytes per logical block */
+static inline unsigned int uringcmd_nvme_ns_lba_shift(const struct nvme_id_ns *ns)
+{
+	return ns->lbaf[uringcmd_nvme_ns_lbaf(ns)].ds;
+}
+
+/** uringcmd_nvme_ns_ms() - metadata bytes per logical block */
+static inline unsigned int uringcmd_nvme_ns_ms(const struct nvme_id_ns *ns)
+{
+	return le16toh(ns->lbaf[uringcmd_nvme_ns_lbaf(ns)].ms);
+}
+
+/**
+ * uringcmd_nvme_ns_extended() - metadata inside the data buffer
+ * @ns: Identify Namespace data
+ *
+ * True for extended LBAs (FLBAS bit 4) with metadata: the data buffer
+ * holds each block's metadata after its data; no separate buffer.
+ */
+static inline bool uringcmd_nvme_ns_extended(const struct nvme_id_ns *ns)
+{
+	return uringcmd_nvme_ns_ms(ns) && (ns->flbas & NVME_NS_FLBAS_META_EXT);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* URINGCMD_NVME_H */
