@@ -216,34 +216,49 @@ static inline void uringcmd_nvme_set_metadata(struct nvme_uring_cmd *c,
 	c->metadata_len = len;
 }
 
+#define URINGCMD_NVME_TO_PASSTHRU(c, p)					\
+	do {								\
+		memset((p), 0, sizeof(*(p)));				\
+		(p)->opcode = (c)->opcode;				\
+		(p)->flags = (c)->flags;				\
+		(p)->nsid = (c)->nsid;					\
+		(p)->cdw2 = (c)->cdw2;					\
+		(p)->cdw3 = (c)->cdw3;					\
+		(p)->metadata = (c)->metadata;				\
+		(p)->addr = (c)->addr;					\
+		(p)->metadata_len = (c)->metadata_len;			\
+		(p)->data_len = (c)->data_len;				\
+		(p)->cdw10 = (c)->cdw10;				\
+		(p)->cdw11 = (c)->cdw11;				\
+		(p)->cdw12 = (c)->cdw12;				\
+		(p)->cdw13 = (c)->cdw13;				\
+		(p)->cdw14 = (c)->cdw14;				\
+		(p)->cdw15 = (c)->cdw15;				\
+		(p)->timeout_ms = (c)->timeout_ms;			\
+	} while (0)
+
 /**
  * uringcmd_nvme_to_passthru() - the same command for the passthrough ioctls
  * @c: a built command
  * @p: the struct nvme_passthru_cmd for NVME_IOCTL_ADMIN_CMD / _IO_CMD
- *	(struct nvme_passthru_cmd64 has the same fields up to result)
  *
  * For comparing with the synchronous path, or falling back to it.
  */
 static inline void uringcmd_nvme_to_passthru(const struct nvme_uring_cmd *c,
 					     struct nvme_passthru_cmd *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->opcode = c->opcode;
-	p->flags = c->flags;
-	p->nsid = c->nsid;
-	p->cdw2 = c->cdw2;
-	p->cdw3 = c->cdw3;
-	p->metadata = c->metadata;
-	p->addr = c->addr;
-	p->metadata_len = c->metadata_len;
-	p->data_len = c->data_len;
-	p->cdw10 = c->cdw10;
-	p->cdw11 = c->cdw11;
-	p->cdw12 = c->cdw12;
-	p->cdw13 = c->cdw13;
-	p->cdw14 = c->cdw14;
-	p->cdw15 = c->cdw15;
-	p->timeout_ms = c->timeout_ms;
+	URINGCMD_NVME_TO_PASSTHRU(c, p);
+}
+
+/**
+ * uringcmd_nvme_to_passthru64() - the same for NVME_IOCTL_ADMIN64_CMD / _IO64_CMD
+ * @c: a built command
+ * @p: the struct nvme_passthru_cmd64 to fill (64-bit result)
+ */
+static inline void uringcmd_nvme_to_passthru64(const struct nvme_uring_cmd *c,
+					       struct nvme_passthru_cmd64 *p)
+{
+	URINGCMD_NVME_TO_PASSTHRU(c, p);
 }
 
 /* ---- the SQE ------------------------------------------------------------ */

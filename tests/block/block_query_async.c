@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 		t_die("io_uring_queue_init: %s", t_errname(ret));
 
 	/* one at a time, every query */
-	for (i = 0; i < t_nr_queries; i++) {
-		const struct t_query *q = &t_queries[i];
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		const struct uringcmd_block_query *q = &uringcmd_block_queries[i];
 
 		ret = t_query_ioctl(b.fd, q, &want);
 		if (ret) {

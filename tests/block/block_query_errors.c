@@ -92,12 +92,12 @@ static void check_bad_input(struct io_uring *ring, int fd)
 	expect_query(ring, fd, "not a query, flags=1", BLKFLSBUF, 1, 0,
 		     -EINVAL);
 
-	for (i = 0; i < t_nr_queries; i++) {
-		if (!t_queries[i].wide)
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		if (!uringcmd_block_queries[i].needs_addr)
 			continue;
 		snprintf(what, sizeof(what), "%s without addr",
-			 t_queries[i].name);
-		expect_query(ring, fd, what, t_queries[i].cmd, 0, 0, -EINVAL);
+			 uringcmd_block_queries[i].name);
+		expect_query(ring, fd, what, uringcmd_block_queries[i].cmd, 0, 0, -EINVAL);
 	}
 
 	ro_page = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -122,7 +122,7 @@ static void check_bad_input(struct io_uring *ring, int fd)
 		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			for (j = 0; j < sizeof(cmds) / sizeof(cmds[0]); j++) {
 				snprintf(what, sizeof(what), "%s addr=%s",
-					 t_query_find(cmds[j])->name, bad[i].name);
+					 uringcmd_block_query_find(cmds[j])->name, bad[i].name);
 				expect_query(ring, fd, what, cmds[j], 0,
 					     bad[i].addr, -EFAULT);
 			}
@@ -267,14 +267,14 @@ static void check_sqe128(int fd)
 			t_errname(ret));
 		return;
 	}
-	for (i = 0; i < t_nr_queries; i++) {
-		const struct t_query *q = &t_queries[i];
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		const struct uringcmd_block_query *q = &uringcmd_block_queries[i];
 
 		if (t_query_ioctl(fd, q, &want)) {
 			t_error("ioctl %s: %m", q->name);
 			continue;
 		}
-		if (!q->wide &&
+		if (!q->needs_addr &&
 		    !t_block_query(&ring, fd, q->cmd, 0, 0, 0, &res))
 			t_check_query_answer("SQE128 no addr:", q, want, res,
 					     NULL);
@@ -304,7 +304,7 @@ static void check_sqe128(int fd)
 	if (!t_cq_empty(&ring))
 		t_error("SQE128 ring: extra completion");
 	io_uring_queue_exit(&ring);
-	t_info("SQE128 ring: %zu queries checked", t_nr_queries);
+	t_info("SQE128 ring: %zu queries checked", URINGCMD_NR_BLOCK_QUERIES);
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,7 @@
 #define POISON	0xa5a5a5a5a5a5a5a5ULL
 
 /* The sysfs view of @q, or false if sysfs has no counterpart. */
-static bool sysfs_expect(const struct t_bdev *b, const struct t_query *q,
+static bool sysfs_expect(const struct t_bdev *b, const struct uringcmd_block_query *q,
 			 __u64 ioctl_val, __u64 *want, char *how, size_t howlen)
 {
 	char zoned[32] = "";
@@ -149,8 +149,8 @@ int main(int argc, char **argv)
 	if (ret)
 		t_die("io_uring_queue_init: %s", t_errname(ret));
 
-	for (i = 0; i < t_nr_queries; i++) {
-		const struct t_query *q = &t_queries[i];
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		const struct uringcmd_block_query *q = &uringcmd_block_queries[i];
 
 		ret = t_query_ioctl(b.fd, q, &ioctl_val);
 		if (ret) {
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 
 		/* narrow queries: answer in cqe->res without addr */
 		uring_ok = true;
-		if (!q->wide) {
+		if (!q->needs_addr) {
 			if (t_block_query(&ring, b.fd, q->cmd, 0, 0, 0, &res))
 				continue;
 			uring_ok = t_check_query_answer("no addr:", q,

@@ -54,7 +54,7 @@ static void run_chain(struct io_uring *ring, int fd, const char *name,
 		if (steps[i].nop) {
 			io_uring_prep_nop(sqe);
 		} else {
-			const struct t_query *q = t_query_find(steps[i].ioctl_cmd);
+			const struct uringcmd_block_query *q = uringcmd_block_query_find(steps[i].ioctl_cmd);
 
 			if (q && t_query_ioctl(fd, q, &want_val[i]))
 				t_die("%s: ioctl %s failed", name, q->name);
@@ -95,7 +95,7 @@ static void run_chain(struct io_uring *ring, int fd, const char *name,
 				order);
 		want = s->want;
 		if (want == ANSWER) {
-			const struct t_query *q = t_query_find(s->ioctl_cmd);
+			const struct uringcmd_block_query *q = uringcmd_block_query_find(s->ioctl_cmd);
 
 			t_check_query_answer(what, q, want_val[i], c.res,
 					     s->use_addr ? &slot[i] : NULL);

@@ -88,9 +88,9 @@ static int one(__u32 cmd_op, bool admin)
 	struct t_cqe c;
 
 	if (admin)
-		t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
+		uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
 	else
-		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, bufs, 4096, 0,
+		uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, bufs, 4096, 0,
 			  4096 / n.lbs);
 	if (t_nvme_cmd(&ring, n.bfd, cmd_op, &cmd, 0, &c))
 		return INT32_MIN;

@@ -255,13 +255,11 @@ static void nvme_ns_format(struct target *t)
 {
 	struct nvme_id_ns *id = t_alloc(NVME_IDENTIFY_DATA_SIZE);
 	struct nvme_uring_cmd c;
-	__u8 idx;
 
-	t_nvme_identify(&c, t->nsid, NVME_IDENTIFY_CNS_NS, id);
+	uringcmd_nvme_identify(&c, t->nsid, NVME_IDENTIFY_CNS_NS, id);
 	if (!t_nvme_ioctl(t->fd, NVME_IOCTL_ADMIN_CMD, &c, NULL)) {
-		nvme_id_ns_flbas_to_lbaf_inuse(id->flbas, &idx);
-		t->ms = le16toh(id->lbaf[idx].ms);
-		t->ext = t->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+		t->ms = uringcmd_nvme_ns_ms(id);
+		t->ext = uringcmd_nvme_ns_extended(id);
 		if (t->ext)
 			t->nlb = le64toh(id->nsze);
 	}
@@ -319,7 +317,7 @@ static void nvme_effects(struct target *t)
 	struct nvme_uring_cmd c;
 	size_t i;
 
-	t_nvme_get_log(&c, 0, NVME_LOG_LID_CMD_EFFECTS, log, sizeof(*log));
+	uringcmd_nvme_get_log(&c, 0, NVME_LOG_LID_CMD_EFFECTS, log, sizeof(*log));
 	if (t_nvme_ioctl(t->fd, NVME_IOCTL_ADMIN_CMD, &c, NULL) == 0) {
 		for (i = 0; i < 256; i++) {
 			t->acs[i] = le32toh(log->acs[i]);
@@ -868,8 +866,8 @@ static const char *op_name(__u32 op)
 	case NVME_URING_CMD_ADMIN: return "NVME_URING_CMD_ADMIN";
 	case NVME_URING_CMD_ADMIN_VEC: return "NVME_URING_CMD_ADMIN_VEC";
 	case BLOCK_URING_CMD_IOCTL: return "BLOCK_URING_CMD_IOCTL";
-	case T_SOCKET_URING_OP_SIOCINQ: return "SOCKET_URING_OP_SIOCINQ";
-	case T_SOCKET_URING_OP_SIOCOUTQ: return "SOCKET_URING_OP_SIOCOUTQ";
+	case SOCKET_URING_OP_SIOCINQ: return "SOCKET_URING_OP_SIOCINQ";
+	case SOCKET_URING_OP_SIOCOUTQ: return "SOCKET_URING_OP_SIOCOUTQ";
 	}
 	snprintf(b, sizeof(b), "%#x", op);
 	return b;
@@ -938,12 +936,12 @@ static __u32 pick_ioctl_cmd(void)
 	__u32 cmd;
 
 	if (r < 55)
-		return t_queries[below(t_nr_queries)].cmd;
+		return uringcmd_block_queries[below(URINGCMD_NR_BLOCK_QUERIES)].cmd;
 	if (r < 80)
 		return PICK(other);
 	if (r < 90) {
 		/* a query with its size or direction bits changed */
-		cmd = t_queries[below(t_nr_queries)].cmd;
+		cmd = uringcmd_block_queries[below(URINGCMD_NR_BLOCK_QUERIES)].cmd;
 		return cmd ^ (1U << below(32));
 	}
 	return rnd32();
@@ -1290,7 +1288,7 @@ static void nvme_sanitize(struct slot *s, const struct target *t)
 static const __u32 known_ops[] = {
 	NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC, NVME_URING_CMD_ADMIN,
 	NVME_URING_CMD_ADMIN_VEC, BLOCK_URING_CMD_IOCTL,
-	T_SOCKET_URING_OP_SIOCINQ, T_SOCKET_URING_OP_SIOCOUTQ,
+	SOCKET_URING_OP_SIOCINQ, SOCKET_URING_OP_SIOCOUTQ,
 };
 
 static __u32 pick_cmd_op(const struct target *t)
@@ -1322,7 +1320,7 @@ static __u32 pick_cmd_op(const struct target *t)
 	if (t->kind == TK_BLOCK)
 		return pct(85) ? BLOCK_URING_CMD_IOCTL : PICK(known_ops);
 	if (t->kind == TK_SOCK)
-		return pct(50) ? T_SOCKET_URING_OP_SIOCINQ : T_SOCKET_URING_OP_SIOCOUTQ;
+		return pct(50) ? SOCKET_URING_OP_SIOCINQ : SOCKET_URING_OP_SIOCOUTQ;
 	return PICK(known_ops);
 }
 

@@ -212,13 +212,13 @@ void t_prep_uring_cmd(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
 void t_prep_block_query(struct io_uring *ring, struct io_uring_sqe *sqe,
 			int fd, __u32 ioctl_cmd, __u32 flags, __u64 addr)
 {
-	struct block_uring_cmd bc = {
-		.ioctl_cmd	= ioctl_cmd,
-		.flags		= flags,
-		.addr		= addr,
-	};
+	struct block_uring_cmd *bc = (struct block_uring_cmd *)sqe->cmd;
 
-	t_prep_uring_cmd(ring, sqe, fd, BLOCK_URING_CMD_IOCTL, &bc, sizeof(bc));
+	if (ring->flags & IORING_SETUP_SQE128)
+		uringcmd_sqe128_clear(sqe);
+	uringcmd_prep_block_query(sqe, fd, ioctl_cmd,
+				  (__u64 *)(uintptr_t)addr);
+	bc->flags = flags;
 }
 
 int t_wait_cqe(struct io_uring *ring, struct t_cqe *out, unsigned int timeout_ms)
@@ -343,49 +343,16 @@ int t_sock_cmd(struct io_uring *ring, int fd, __u32 op, __u8 sqe_flags,
 {
 	struct io_uring_sqe *sqe = t_get_sqe(ring);
 
-	t_prep_uring_cmd(ring, sqe, fd, op, NULL, 0);
+	if (ring->flags & IORING_SETUP_SQE128)
+		uringcmd_sqe128_clear(sqe);
+	io_uring_prep_cmd_sock(sqe, (int)op, fd, 0, 0, NULL, 0);
 	sqe->flags = sqe_flags;
 	return finish_one(ring, sqe, "socket command", res);
 }
 
 /* ---- block queries ----------------------------------------------------- */
 
-#define Q(c, w, sz, sg) { #c, c, w, sz, sg }
-const struct t_query t_queries[] = {
-	/* narrow: answer in cqe->res (and at addr if given) */
-	Q(BLKROGET,		false, sizeof(int),		true),
-	Q(BLKBSZGET,		false, sizeof(int),		true),
-	Q(BLKSSZGET,		false, sizeof(int),		true),
-	Q(BLKPBSZGET,		false, sizeof(unsigned int),	false),
-	Q(BLKIOMIN,		false, sizeof(unsigned int),	false),
-	Q(BLKIOOPT,		false, sizeof(unsigned int),	false),
-	Q(BLKDISCARDZEROES,	false, sizeof(unsigned int),	false),
-	Q(BLKSECTGET,		false, sizeof(unsigned short),	false),
-	Q(BLKROTATIONAL,	false, sizeof(unsigned short),	false),
-	Q(BLKGETZONESZ,		false, sizeof(__u32),		false),
-	Q(BLKGETNRZONES,	false, sizeof(__u32),		false),
-	/* wide, or negative: answer only at addr, res 0 */
-	Q(BLKALIGNOFF,		true,  sizeof(int),		true),
-	Q(BLKGETSIZE64,		true,  sizeof(__u64),		false),
-	Q(BLKGETSIZE,		true,  sizeof(unsigned long),	false),
-	Q(BLKGETDISKSEQ,	true,  sizeof(__u64),		false),
-	Q(BLKRAGET,		true,  sizeof(long),		true),
-	Q(BLKFRAGET,		true,  sizeof(long),		true),
-};
-#undef Q
-const size_t t_nr_queries = sizeof(t_queries) / sizeof(t_queries[0]);
-
-const struct t_query *t_query_find(__u32 cmd)
-{
-	size_t i;
-
-	for (i = 0; i < t_nr_queries; i++)
-		if (t_queries[i].cmd == cmd)
-			return &t_queries[i];
-	return NULL;
-}
-
-int t_query_ioctl(int fd, const struct t_query *q, __u64 *val)
+int t_query_ioctl(int fd, const struct uringcmd_block_query *q, __u64 *val)
 {
 	union {
 		__u16	u16;
@@ -413,10 +380,10 @@ int t_query_ioctl(int fd, const struct t_query *q, __u64 *val)
 	return 0;
 }
 
-bool t_check_query_answer(const char *what, const struct t_query *q,
+bool t_check_query_answer(const char *what, const struct uringcmd_block_query *q,
 			  __u64 want, int res, const __u64 *slot)
 {
-	int want_res = q->wide ? 0 : (int)want;
+	int want_res = q->needs_addr ? 0 : (int)want;
 	bool ok = true;
 
 	if (res != want_res) {
@@ -454,13 +421,13 @@ unsigned int t_query_batch(struct io_uring *ring, int fd, unsigned int nr,
 		t_die("out of memory");
 
 	for (i = 0; i < nr; i++) {
-		const struct t_query *q = &t_queries[i % t_nr_queries];
+		const struct uringcmd_block_query *q = &uringcmd_block_queries[i % URINGCMD_NR_BLOCK_QUERIES];
 		struct io_uring_sqe *sqe;
 
 		ret = t_query_ioctl(fd, q, &want[i]);
 		if (ret)
 			t_die("%s: ioctl %s: %s", what, q->name, t_errname(ret));
-		use_addr[i] = q->wide || ((i / t_nr_queries) & 1);
+		use_addr[i] = q->needs_addr || ((i / URINGCMD_NR_BLOCK_QUERIES) & 1);
 		slot[i] = T_POISON;
 
 		sqe = t_get_sqe(ring);
@@ -480,7 +447,7 @@ unsigned int t_query_batch(struct io_uring *ring, int fd, unsigned int nr,
 	}
 
 	for (got = 0; got < nr; got++) {
-		const struct t_query *q;
+		const struct uringcmd_block_query *q;
 
 		ret = t_wait_cqe(ring, &c, T_TIMEOUT_MS);
 		if (ret) {
@@ -500,14 +467,14 @@ unsigned int t_query_batch(struct io_uring *ring, int fd, unsigned int nr,
 			continue;
 		}
 		seen[i] = true;
-		q = &t_queries[i % t_nr_queries];
+		q = &uringcmd_block_queries[i % URINGCMD_NR_BLOCK_QUERIES];
 		t_check_query_answer(what, q, want[i], c.res,
 				     use_addr[i] ? &slot[i] : NULL);
 	}
 	for (i = 0; i < nr; i++)
 		if (!seen[i])
 			t_error("%s: request %u (%s) never completed", what, i,
-				t_queries[i % t_nr_queries].name);
+				uringcmd_block_queries[i % URINGCMD_NR_BLOCK_QUERIES].name);
 	if (!t_cq_empty(ring))
 		t_error("%s: extra completions beyond the %u requests", what, nr);
 out:

@@ -19,6 +19,7 @@
 #include <liburing.h>
 #include <linux/types.h>
 #include <linux/blkdev.h>	/* the patched kernel's new uapi header */
+#include <uringcmd.h>		/* the project's library: ../../lib */
 
 #ifndef BLOCK_URING_CMD_IOCTL
 #error "BLOCK_URING_CMD_IOCTL missing: build against the patched kernel's headers (make HDRS=.../headers/include)"
@@ -34,18 +35,6 @@
  */
 #define T_TIMEOUT_MS	t_timeout_ms()
 unsigned int t_timeout_ms(void);
-
-/*
- * sqe->cmd_op values for IORING_OP_URING_CMD on a socket, from
- * enum io_uring_socket_op in the kernel's include/uapi/linux/io_uring.h.
- * That header cannot be included here: it shares its include guard with
- * liburing's own copy (<liburing/io_uring.h>), which in liburing 2.3
- * predates these values.
- */
-enum {
-	T_SOCKET_URING_OP_SIOCINQ	= 0,
-	T_SOCKET_URING_OP_SIOCOUTQ	= 1,
-};
 
 /* ---- reporting --------------------------------------------------------- */
 
@@ -102,7 +91,10 @@ struct io_uring_sqe *t_get_sqe(struct io_uring *ring);
  */
 void t_prep_uring_cmd(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
 		      __u32 cmd_op, const void *payload, size_t len);
-/* BLOCK_URING_CMD_IOCTL with a struct block_uring_cmd payload. */
+/*
+ * uringcmd_prep_block_query() on a ring of either SQE size, with @flags
+ * and a raw @addr (the error tests pass bad ones).
+ */
 void t_prep_block_query(struct io_uring *ring, struct io_uring_sqe *sqe,
 			int fd, __u32 ioctl_cmd, __u32 flags, __u64 addr);
 
@@ -131,42 +123,34 @@ bool t_cq_empty(struct io_uring *ring);
  */
 int t_block_query(struct io_uring *ring, int fd, __u32 ioctl_cmd, __u32 flags,
 		  __u64 addr, __u8 sqe_flags, int *res);
-/* One payload-less socket command (T_SOCKET_URING_OP_*), as above. */
+/* One socket command (io_uring_prep_cmd_sock(), SOCKET_URING_OP_*), as above. */
 int t_sock_cmd(struct io_uring *ring, int fd, __u32 op, __u8 sqe_flags,
 	       int *res);
 
 /* ---- block queries ----------------------------------------------------- */
 
-struct t_query {
-	const char	*name;		/* "BLKSSZGET" */
-	__u32		cmd;		/* the ioctl code */
-	bool		wide;		/* answered only through addr, res 0 */
-	unsigned char	ioctl_size;	/* bytes the ioctl stores: 2, 4 or 8 */
-	bool		ioctl_signed;	/* the ioctl stores an int or a long */
-};
-
-/* Every query BLOCK_URING_CMD_IOCTL answers, narrow ones first. */
-extern const struct t_query t_queries[];
-extern const size_t t_nr_queries;
-const struct t_query *t_query_find(__u32 cmd);
+/*
+ * The queries are the library's table: uringcmd_block_queries[],
+ * URINGCMD_NR_BLOCK_QUERIES, uringcmd_block_query_find() (<uringcmd.h>).
+ */
 
 /*
  * Answer @q with the real ioctl, widened to 64 bits the way the kernel
  * widens it for uring_cmd (signed answers sign-extended). 0 or -errno.
  */
-int t_query_ioctl(int fd, const struct t_query *q, __u64 *val);
+int t_query_ioctl(int fd, const struct uringcmd_block_query *q, __u64 *val);
 
 /*
  * Compare one uring_cmd answer (@res, and *@slot if @slot) with the ioctl
  * answer @want for @q, t_error()ing each mismatch; @what names the case in
  * messages. Returns true if everything matched.
  */
-bool t_check_query_answer(const char *what, const struct t_query *q,
+bool t_check_query_answer(const char *what, const struct uringcmd_block_query *q,
 			  __u64 want, int res, const __u64 *slot);
 
 /*
  * Submit @nr block queries on @fd in one io_uring_submit() (cycling
- * through t_queries[], narrow ones alternately with and without addr),
+ * through uringcmd_block_queries[], narrow ones alternately with and without addr),
  * each with @sqe_flags and a distinct user_data, then reap @nr completions
  * (each within T_TIMEOUT_MS) and check each against the ioctl answer and
  * that every request completed exactly once and nothing else did. The

@@ -166,70 +166,14 @@ void t_nvme_close(struct t_nvme *n)
 	n->bfd = n->cfd = -1;
 }
 
-void t_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
-		  void *buf, __u32 len, __u32 cdw10, __u32 cdw11)
-{
-	memset(c, 0, sizeof(*c));
-	c->opcode = opcode;
-	c->nsid = nsid;
-	c->addr = (__u64)(uintptr_t)buf;
-	c->data_len = len;
-	c->cdw10 = cdw10;
-	c->cdw11 = cdw11;
-}
-
-void t_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid, __u8 cns,
-		     void *buf)
-{
-	t_nvme_admin(c, nvme_admin_identify, nsid, buf, NVME_IDENTIFY_DATA_SIZE,
-		     cns, 0);
-}
-
-void t_nvme_get_log(struct nvme_uring_cmd *c, __u32 nsid, __u8 lid,
-		    void *buf, __u32 len)
-{
-	__u32 numd = len / 4 - 1;
-
-	t_nvme_admin(c, nvme_admin_get_log_page, nsid, buf, len,
-		     lid | (numd & 0xffff) << 16, numd >> 16);
-}
-
-void t_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid, void *buf,
-	       __u32 len, __u64 slba, __u32 nlb)
-{
-	memset(c, 0, sizeof(*c));
-	c->opcode = opcode;
-	c->nsid = nsid;
-	c->addr = (__u64)(uintptr_t)buf;
-	c->data_len = len;
-	c->cdw10 = (__u32)slba;
-	c->cdw11 = (__u32)(slba >> 32);
-	c->cdw12 = nlb - 1;	/* 0's based */
-}
-
 int t_nvme_ioctl(int fd, unsigned long req, const struct nvme_uring_cmd *c,
 		 __u32 *result)
 {
-	struct nvme_passthru_cmd p = {
-		.opcode		= c->opcode,
-		.flags		= c->flags,
-		.nsid		= c->nsid,
-		.cdw2		= c->cdw2,
-		.cdw3		= c->cdw3,
-		.metadata	= c->metadata,
-		.addr		= c->addr,
-		.metadata_len	= c->metadata_len,
-		.data_len	= c->data_len,
-		.cdw10		= c->cdw10,
-		.cdw11		= c->cdw11,
-		.cdw12		= c->cdw12,
-		.cdw13		= c->cdw13,
-		.cdw14		= c->cdw14,
-		.cdw15		= c->cdw15,
-		.timeout_ms	= c->timeout_ms,
-	};
-	int ret = ioctl(fd, req, &p);
+	struct nvme_passthru_cmd p;
+	int ret;
 
+	uringcmd_nvme_to_passthru(c, &p);
+	ret = ioctl(fd, req, &p);
 	if (ret < 0)
 		return -errno;
 	if (result)
@@ -240,15 +184,17 @@ int t_nvme_ioctl(int fd, unsigned long req, const struct nvme_uring_cmd *c,
 int t_nvme_ring(struct io_uring *ring, unsigned int entries,
 		unsigned int flags)
 {
-	return io_uring_queue_init(entries, ring, IORING_SETUP_SQE128 |
-				   IORING_SETUP_CQE32 | flags);
+	return uringcmd_nvme_queue_init(entries, ring, flags);
 }
 
 void t_nvme_prep(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
 		 __u32 cmd_op, const struct nvme_uring_cmd *c,
 		 __u64 user_data)
 {
-	t_prep_uring_cmd(ring, sqe, fd, cmd_op, c, sizeof(*c));
+	/* uringcmd_prep_nvme() writes all 80 bytes of an SQE128's cmd */
+	if (!(ring->flags & IORING_SETUP_SQE128))
+		t_die("NVMe passthrough needs an IORING_SETUP_SQE128 ring");
+	uringcmd_prep_nvme(sqe, fd, cmd_op, c);
 	sqe->user_data = user_data;
 }
 
@@ -282,10 +228,10 @@ int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
 		struct nvme_uring_cmd c;
 
 		if (admin && i % 8 == 7) {
-			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
+			uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, b);
 			t_nvme_prep(ring, sqe, n->bfd, NVME_URING_CMD_ADMIN, &c, i);
 		} else {
-			t_nvme_rw(&c, nvme_cmd_read, n->nsid, b, 4096,
+			uringcmd_nvme_rw(&c, nvme_cmd_read, n->nsid, b, 4096,
 				  (__u64)i * (4096 / n->lbs), 4096 / n->lbs);
 			t_nvme_prep(ring, sqe, n->bfd, NVME_URING_CMD_IO, &c, i);
 		}
@@ -341,19 +287,13 @@ const char *t_nvme_res_str(int res)
 
 	if (res <= 0)
 		return t_res_str(res);
-#ifdef T_NO_LIBNVME
-	/* the -m32 builds: Debian's libnvme-dev is not multiarch */
-	snprintf(b, sizeof(bufs[0]), "%#x (NVMe status)", res);
-#else
-	snprintf(b, sizeof(bufs[0]), "%#x (%s)", res,
-		 nvme_status_to_string(res, false));
-#endif
-	return b;
+	/* the -m32 builds (URINGCMD_NO_LIBNVME) print the number only */
+	return uringcmd_nvme_res_str(res, b, sizeof(bufs[0]));
 }
 
 bool t_nvme_is_status(int res, unsigned int sc)
 {
-	return res > 0 && (res & 0x7ff) == (int)sc;
+	return uringcmd_nvme_res_is_status(res, NVME_SCT_GENERIC, sc);
 }
 
 bool t_compare(const char *what, const void *got, const void *want,
@@ -420,26 +360,11 @@ const char *t_qmp(const char *json)
 int t_nvme_ioctl64(int fd, unsigned long req, const struct nvme_uring_cmd *c,
 		   __u64 *result)
 {
-	struct nvme_passthru_cmd64 p = {
-		.opcode		= c->opcode,
-		.flags		= c->flags,
-		.nsid		= c->nsid,
-		.cdw2		= c->cdw2,
-		.cdw3		= c->cdw3,
-		.metadata	= c->metadata,
-		.addr		= c->addr,
-		.metadata_len	= c->metadata_len,
-		.data_len	= c->data_len,
-		.cdw10		= c->cdw10,
-		.cdw11		= c->cdw11,
-		.cdw12		= c->cdw12,
-		.cdw13		= c->cdw13,
-		.cdw14		= c->cdw14,
-		.cdw15		= c->cdw15,
-		.timeout_ms	= c->timeout_ms,
-	};
-	int ret = ioctl(fd, req, &p);
+	struct nvme_passthru_cmd64 p;
+	int ret;
 
+	uringcmd_nvme_to_passthru64(c, &p);
+	ret = ioctl(fd, req, &p);
 	if (ret < 0)
 		return -errno;
 	if (result)
@@ -501,7 +426,6 @@ unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 		struct t_nvme_fmt *f = &out[nr];
 		unsigned int cn, ns;
 		__u64 v;
-		__u8 idx;
 		char end;
 
 		/* nvme0n3, not the nvme0c0n3 path of a multipath head */
@@ -523,15 +447,14 @@ unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 		f->zoned = !t_read_file(path, buf, sizeof(buf)) &&
 			   strcmp(buf, "none");
 
-		t_nvme_identify(&c, f->nsid, NVME_IDENTIFY_CNS_NS, id);
+		uringcmd_nvme_identify(&c, f->nsid, NVME_IDENTIFY_CNS_NS, id);
 		ret = t_nvme_ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c, NULL);
 		if (ret)
 			t_die("Identify Namespace %u on %s: %s", f->nsid, ctrl,
 			      t_nvme_res_str(ret));
-		nvme_id_ns_flbas_to_lbaf_inuse(id->flbas, &idx);
-		f->lbs = 1u << id->lbaf[idx].ds;
-		f->ms = le16toh(id->lbaf[idx].ms);
-		f->ext = f->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+		f->lbs = 1u << uringcmd_nvme_ns_lba_shift(id);
+		f->ms = uringcmd_nvme_ns_ms(id);
+		f->ext = uringcmd_nvme_ns_extended(id);
 		f->pi = id->dps & NVME_NS_DPS_PI_MASK;
 		f->pi_first = id->dps & NVME_NS_DPS_PI_FIRST;
 		f->nsze = le64toh(id->nsze);

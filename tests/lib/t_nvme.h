@@ -5,9 +5,9 @@
  * commands, issuing them through io_uring (IORING_OP_URING_CMD) and through
  * the 6.1 passthrough ioctls, and naming NVMe statuses with libnvme.
  *
- * Command structures and opcodes come from libnvme's <nvme/types.h>; the
- * uring_cmd ABI (struct nvme_uring_cmd, NVME_URING_CMD_*) from the patched
- * kernel's <linux/nvme_ioctl.h>.
+ * Commands are built and prepared with the project's library
+ * (<uringcmd-nvme.h>: uringcmd_nvme_identify(), uringcmd_nvme_rw(), ...),
+ * on libnvme's <nvme/types.h> and the kernel's <linux/nvme_ioctl.h>.
  */
 #ifndef T_NVME_H
 #define T_NVME_H
@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <linux/nvme_ioctl.h>
 #include <nvme/types.h>
+#include <uringcmd-nvme.h>
 
 #include "t_helpers.h"
 
@@ -46,19 +47,6 @@ void t_nvme_close(struct t_nvme *n);
 
 /* posix_memalign(4096) and zero, or die. */
 void *t_alloc(size_t len);
-
-/* An admin command: opcode, nsid, data buffer, cdw10, cdw11. */
-void t_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
-		  void *buf, __u32 len, __u32 cdw10, __u32 cdw11);
-/* Identify with @cns (NVME_IDENTIFY_CNS_*) into a 4096-byte @buf. */
-void t_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid, __u8 cns,
-		     void *buf);
-/* Get Log Page @lid for @nsid, @len bytes (a multiple of 4). */
-void t_nvme_get_log(struct nvme_uring_cmd *c, __u32 nsid, __u8 lid,
-		    void *buf, __u32 len);
-/* Read or Write (nvme_cmd_read/_write) of @nlb blocks at @slba. */
-void t_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid, void *buf,
-	       __u32 len, __u64 slba, __u32 nlb);
 
 /*
  * The same command through the 6.1 passthrough ioctl (NVME_IOCTL_ADMIN_CMD

@@ -27,9 +27,9 @@ static const char *opname(__u32 op)
 {
 	static char buf[32];
 
-	if (op == T_SOCKET_URING_OP_SIOCINQ)
+	if (op == SOCKET_URING_OP_SIOCINQ)
 		return "SIOCINQ";
-	if (op == T_SOCKET_URING_OP_SIOCOUTQ)
+	if (op == SOCKET_URING_OP_SIOCOUTQ)
 		return "SIOCOUTQ";
 	snprintf(buf, sizeof(buf), "op %#x", op);
 	return buf;
@@ -81,8 +81,8 @@ static void listening_tcp(const char *name, int family)
 			name);
 
 	snprintf(what, sizeof(what), "listening %s", name);
-	expect(what, fd, T_SOCKET_URING_OP_SIOCINQ, -EINVAL);
-	expect(what, fd, T_SOCKET_URING_OP_SIOCOUTQ, -EINVAL);
+	expect(what, fd, SOCKET_URING_OP_SIOCINQ, -EINVAL);
+	expect(what, fd, SOCKET_URING_OP_SIOCOUTQ, -EINVAL);
 	close(fd);
 }
 
@@ -107,8 +107,8 @@ static void unsupported(const char *name, int family, int type, int proto)
 		t_info("%s: no socket (%s), skipped", name, t_errname(errno));
 		return;
 	}
-	expect(name, fd, T_SOCKET_URING_OP_SIOCINQ, -EOPNOTSUPP);
-	expect(name, fd, T_SOCKET_URING_OP_SIOCOUTQ, -EOPNOTSUPP);
+	expect(name, fd, SOCKET_URING_OP_SIOCINQ, -EOPNOTSUPP);
+	expect(name, fd, SOCKET_URING_OP_SIOCOUTQ, -EOPNOTSUPP);
 	close(fd);
 }
 

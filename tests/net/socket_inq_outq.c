@@ -77,13 +77,13 @@ static int bound_socket(int family, int type, int proto, struct addr *a)
 
 static const char *opname(int op)
 {
-	return op == T_SOCKET_URING_OP_SIOCINQ ? "SIOCINQ" : "SIOCOUTQ";
+	return op == SOCKET_URING_OP_SIOCINQ ? "SIOCINQ" : "SIOCOUTQ";
 }
 
 /* Wait until ioctl(@op) on @fd satisfies @pred against @v; false on timeout. */
 static bool wait_ioctl(int fd, int op, bool (*pred)(int, int), int v, int *got)
 {
-	unsigned long req = op == T_SOCKET_URING_OP_SIOCINQ ? SIOCINQ : SIOCOUTQ;
+	unsigned long req = op == SOCKET_URING_OP_SIOCINQ ? SIOCINQ : SIOCOUTQ;
 	unsigned long long end = t_now_ms() + 3000;
 
 	do {
@@ -105,7 +105,7 @@ static bool gt(int a, int b) { return a > b; }
  */
 static bool compare(const char *what, int fd, int op, int *val)
 {
-	unsigned long req = op == T_SOCKET_URING_OP_SIOCINQ ? SIOCINQ : SIOCOUTQ;
+	unsigned long req = op == SOCKET_URING_OP_SIOCINQ ? SIOCINQ : SIOCOUTQ;
 	int before, after, inl, async, attempt, ret;
 
 	for (attempt = 0; attempt < 50; attempt++) {
@@ -190,24 +190,24 @@ static int test_tcp(const char *name, int family)
 		t_die("%s: accept: %m", name);
 
 	snprintf(what, sizeof(what), "%s empty, accepted side", name);
-	expect(what, sfd, T_SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
+	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
 	snprintf(what, sizeof(what), "%s empty, connecting side", name);
-	expect(what, cfd, T_SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
+	expect(what, cfd, SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
 
 	/* 1000 bytes waiting at the receiver */
 	t_fill_pattern(buf, sizeof(buf), 1);
 	if (send(cfd, buf, 1000, 0) != 1000)
 		t_die("%s: send: %m", name);
-	if (!wait_ioctl(sfd, T_SOCKET_URING_OP_SIOCINQ, eq, 1000, &val))
+	if (!wait_ioctl(sfd, SOCKET_URING_OP_SIOCINQ, eq, 1000, &val))
 		t_error("%s: SIOCINQ never reached 1000 (%d)", name, val);
 	snprintf(what, sizeof(what), "%s 1000 bytes queued", name);
-	expect(what, sfd, T_SOCKET_URING_OP_SIOCINQ, eq, 1000, "==");
+	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, eq, 1000, "==");
 
 	/* everything sent has been acked */
-	if (!wait_ioctl(cfd, T_SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
+	if (!wait_ioctl(cfd, SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
 		t_error("%s: SIOCOUTQ never drained (%d)", name, val);
 	snprintf(what, sizeof(what), "%s all acked", name);
-	expect(what, cfd, T_SOCKET_URING_OP_SIOCOUTQ, eq, 0, "==");
+	expect(what, cfd, SOCKET_URING_OP_SIOCOUTQ, eq, 0, "==");
 
 	/* fill the peer's window: data stays unacked in the send queue */
 	if (fcntl(cfd, F_SETFL, O_NONBLOCK))
@@ -227,8 +227,8 @@ static int test_tcp(const char *name, int family)
 	t_sleep_ms(50);
 	snprintf(what, sizeof(what), "%s peer window full (%ld sent)", name,
 		 total);
-	expect(what, cfd, T_SOCKET_URING_OP_SIOCOUTQ, gt, 0, ">");
-	expect(what, sfd, T_SOCKET_URING_OP_SIOCINQ, gt, 1000, ">");
+	expect(what, cfd, SOCKET_URING_OP_SIOCOUTQ, gt, 0, ">");
+	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, gt, 1000, ">");
 
 	close(sfd);
 	close(cfd);
@@ -287,7 +287,7 @@ static int test_dgram(const char *name, int family, int type, int proto,
 	}
 
 	snprintf(what, sizeof(what), "%s empty", name);
-	expect(what, rfd, T_SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
+	expect(what, rfd, SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
 
 	/* two datagrams: SIOCINQ is the length of the first */
 	t_fill_pattern(buf, sizeof(buf), 2);
@@ -295,26 +295,26 @@ static int test_dgram(const char *name, int family, int type, int proto,
 	memcpy(buf, &cookie, sizeof(cookie));
 	if (send(sfd, buf, 333, 0) != 333 || send(sfd, buf, 444, 0) != 444)
 		t_die("%s: send: %m", name);
-	if (!wait_ioctl(rfd, T_SOCKET_URING_OP_SIOCINQ, gt, 0, &val))
+	if (!wait_ioctl(rfd, SOCKET_URING_OP_SIOCINQ, gt, 0, &val))
 		t_error("%s: no datagram arrived", name);
 	snprintf(what, sizeof(what), "%s 333+444 byte datagrams queued", name);
-	expect(what, rfd, T_SOCKET_URING_OP_SIOCINQ, eq, hdr + 333, "==");
+	expect(what, rfd, SOCKET_URING_OP_SIOCINQ, eq, hdr + 333, "==");
 
 	/* nothing in flight */
-	if (!wait_ioctl(sfd, T_SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
+	if (!wait_ioctl(sfd, SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
 		t_error("%s: SIOCOUTQ never drained (%d)", name, val);
 	snprintf(what, sizeof(what), "%s idle sender", name);
-	expect(what, sfd, T_SOCKET_URING_OP_SIOCOUTQ, eq, 0, "==");
+	expect(what, sfd, SOCKET_URING_OP_SIOCOUTQ, eq, 0, "==");
 
 	/* corked data is charged to the sender's write allocation */
 	if (send(sfd, buf, 500, MSG_MORE) != 500)
 		t_die("%s: send(MSG_MORE): %m", name);
 	snprintf(what, sizeof(what), "%s 500 bytes corked", name);
-	expect(what, sfd, T_SOCKET_URING_OP_SIOCOUTQ, gt, 0, ">");
+	expect(what, sfd, SOCKET_URING_OP_SIOCOUTQ, gt, 0, ">");
 	/* uncork: the 500 bytes go out as one datagram */
 	if (send(sfd, buf, 0, 0) < 0)
 		t_die("%s: send (uncork): %m", name);
-	if (!wait_ioctl(sfd, T_SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
+	if (!wait_ioctl(sfd, SOCKET_URING_OP_SIOCOUTQ, eq, 0, &val))
 		t_error("%s: SIOCOUTQ never drained after uncork (%d)", name, val);
 
 	close(sfd);

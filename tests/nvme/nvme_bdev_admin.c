@@ -77,14 +77,14 @@ static void test_identify(void)
 	int res;
 
 	/* Identify Controller: block node, ioctl, /dev/nvmeX, nvme-cli */
-	t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, u);
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, u);
 	expect_ok("uring_cmd identify controller", bdev_admin(&cmd, NULL));
-	t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, i);
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, i);
 	res = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL);
 	expect_ok("ioctl identify controller", res);
 	t_compare("identify controller: block-node uring_cmd vs ioctl", u, i,
 		  4096);
-	t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, c);
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, c);
 	if (!t_nvme_cmd(&ring, n.cfd, NVME_URING_CMD_ADMIN, &cmd, 0, &cqe)) {
 		expect_ok("uring_cmd identify controller on the controller",
 			  cqe.res);
@@ -115,7 +115,7 @@ static void test_identify(void)
 	iov[0] = (struct iovec){ c, 512 };
 	iov[1] = (struct iovec){ c + 512, 1536 };
 	iov[2] = (struct iovec){ c + 2048, 2048 };
-	t_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, NULL);
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, NULL);
 	cmd.addr = (__u64)(uintptr_t)iov;
 	cmd.data_len = 3;
 	if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN_VEC, &cmd, 0,
@@ -127,9 +127,9 @@ static void test_identify(void)
 	/* Identify Namespace */
 	memset(u, 0, 4096);
 	memset(i, 0, 4096);
-	t_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, u);
+	uringcmd_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, u);
 	expect_ok("uring_cmd identify namespace", bdev_admin(&cmd, NULL));
-	t_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, i);
+	uringcmd_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, i);
 	expect_ok("ioctl identify namespace",
 		  t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL));
 	t_compare("identify namespace: block-node uring_cmd vs ioctl", u, i,
@@ -154,16 +154,16 @@ static void test_logs(void)
 	unsigned char *eu = t_alloc(4096), *ei = t_alloc(4096);
 	struct nvme_uring_cmd cmd;
 
-	t_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, eu, 4096);
+	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, eu, 4096);
 	expect_ok("uring_cmd error log", bdev_admin(&cmd, NULL));
-	t_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, ei, 4096);
+	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, ei, 4096);
 	expect_ok("ioctl error log",
 		  t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL));
 	t_compare("error log: uring_cmd vs ioctl", eu, ei, 4096);
 
-	t_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_SMART, su, 512);
+	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_SMART, su, 512);
 	expect_ok("uring_cmd SMART log", bdev_admin(&cmd, NULL));
-	t_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_SMART, si, 512);
+	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_SMART, si, 512);
 	expect_ok("ioctl SMART log",
 		  t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL));
 	/* warning, temperature, spare, threshold, used; counters move */
@@ -184,7 +184,7 @@ static void test_features(void)
 	int res;
 
 	/* Number of Queues: the answer is in the result dword only */
-	t_nvme_admin(&cmd, nvme_admin_get_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
 		     NVME_FEAT_FID_NUM_QUEUES, 0);
 	expect_ok("uring_cmd get features (number of queues)",
 		  bdev_admin(&cmd, &ru));
@@ -197,7 +197,7 @@ static void test_features(void)
 		t_info("number of queues: result %#x in the big CQE", ru);
 
 	/* Temperature Threshold: set through uring_cmd, read back, restore */
-	t_nvme_admin(&cmd, nvme_admin_get_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
 		     NVME_FEAT_FID_TEMP_THRESH, 0);
 	res = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, &orig);
 	if (res) {
@@ -205,21 +205,21 @@ static void test_features(void)
 		       t_nvme_res_str(res));
 		return;
 	}
-	t_nvme_admin(&cmd, nvme_admin_set_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_set_features, 0, NULL, 0,
 		     NVME_FEAT_FID_TEMP_THRESH, (orig & 0xffff) - 1);
 	expect_ok("uring_cmd set features (temperature threshold)",
 		  bdev_admin(&cmd, NULL));
-	t_nvme_admin(&cmd, nvme_admin_get_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
 		     NVME_FEAT_FID_TEMP_THRESH, 0);
 	expect_ok("uring_cmd get features (temperature threshold)",
 		  bdev_admin(&cmd, &got));
 	if ((got & 0xffff) != (orig & 0xffff) - 1)
 		t_error("temperature threshold read back %#x, set %#x", got,
 			(orig & 0xffff) - 1);
-	t_nvme_admin(&cmd, nvme_admin_set_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_set_features, 0, NULL, 0,
 		     NVME_FEAT_FID_TEMP_THRESH, orig & 0xffff);
 	expect_ok("uring_cmd set features (restore)", bdev_admin(&cmd, NULL));
-	t_nvme_admin(&cmd, nvme_admin_get_features, 0, NULL, 0,
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
 		     NVME_FEAT_FID_TEMP_THRESH, 0);
 	t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, &got);
 	if ((got & 0xffff) != (orig & 0xffff))

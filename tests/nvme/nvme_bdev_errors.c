@@ -65,7 +65,7 @@ static void expect(const char *what, int res, int want)
 
 static void identify(struct nvme_uring_cmd *c, void *to)
 {
-	t_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, to);
+	uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, to);
 }
 
 static void test_rings(void)
@@ -90,7 +90,7 @@ static void test_rings(void)
 	ret = t_ring_init(&r, 4, IORING_SETUP_SQE128);
 	if (ret)
 		t_die("io_uring_queue_init(SQE128): %s", t_errname(ret));
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
 	expect("IO on an SQE128 ring without CQE32",
 	       run(&r, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
 	io_uring_queue_exit(&r);
@@ -143,13 +143,13 @@ static void test_input(void)
 	identify(&cmd, ro);
 	expect("identify into a read-only mapping",
 	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EFAULT);
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, (void *)0x1000, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, (void *)0x1000, n.lbs, 0, 1);
 	expect("IO read into an unmapped address",
 	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EFAULT);
 	munmap(ro, 4096);
 
 	/* metadata the namespace does not have */
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
 	cmd.metadata = (__u64)(uintptr_t)(buf + 8192);
 	cmd.metadata_len = 8;
 	expect("IO read with a metadata buffer on a namespace without metadata",
@@ -173,7 +173,7 @@ static void test_input(void)
 			if (i)
 				identify(&cmd, &vec);
 			else
-				t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, &vec, 1, 0, 1);
+				uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, &vec, 1, 0, 1);
 			cmd.data_len = 1;	/* one iovec */
 			sqe = t_get_sqe(&ring);
 			t_nvme_prep(&ring, sqe, n.bfd, ops[i], &cmd, 1);
@@ -191,7 +191,7 @@ static void test_input(void)
 		__u32 len = n.max_bytes + 4096;
 		void *big = t_alloc(len);
 
-		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, big, len, 0,
+		uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, big, len, 0,
 			  len / n.lbs);
 		expect("IO read of max_hw_sectors_kb + 4 KiB",
 		       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EINVAL);
@@ -203,7 +203,7 @@ static void test_input(void)
 	cmd.flags = 1;
 	expect("command flags set",
 	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), -EINVAL);
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, buf, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, buf, n.lbs, 0, 1);
 	expect("IO with the nsid of another namespace",
 	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EINVAL);
 	identify(&cmd, buf);
@@ -219,14 +219,14 @@ static void test_input(void)
 		expect("unknown uring_cmd_flags", c.res, -EINVAL);
 
 	/* invalid opcodes: the NVMe status, as the ioctl gets it */
-	t_nvme_admin(&cmd, OP_INVALID, 0, NULL, 0, 0, 0);
+	uringcmd_nvme_cmd(&cmd, OP_INVALID, 0, NULL, 0, 0, 0);
 	want = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL);
 	res = run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0);
 	if (!t_nvme_is_status(want, NVME_SC_INVALID_OPCODE))
 		t_error("ioctl with admin opcode %#x: %s, expected Invalid Command Opcode",
 			OP_INVALID, t_nvme_res_str(want));
 	expect("invalid admin opcode", res, want);
-	t_nvme_admin(&cmd, OP_INVALID, n.nsid, NULL, 0, 0, 0);
+	uringcmd_nvme_cmd(&cmd, OP_INVALID, n.nsid, NULL, 0, 0, 0);
 	want = t_nvme_ioctl(n.bfd, NVME_IOCTL_IO_CMD, &cmd, NULL);
 	res = run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0);
 	if (!t_nvme_is_status(want, NVME_SC_INVALID_OPCODE))
@@ -304,7 +304,7 @@ static void test_caps(void)
 			t_nvme_res_str(want));
 	expect("ADMIN without CAP_SYS_ADMIN",
 	       run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), want);
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
 	expect("IO without CAP_SYS_ADMIN",
 	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EACCES);
 	set_sys_admin(CAP_SET);
@@ -321,7 +321,7 @@ static void test_other_bdev(void)
 	if (!access("/dev/nullb0", F_OK))
 		args[1] = "/dev/nullb0";
 	t_bdev_open(&b, args[1][0] ? 2 : 1, args, O_RDWR);
-	t_nvme_rw(&cmd, nvme_cmd_read, 1, buf, 512, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, 1, buf, 512, 0, 1);
 	expect("IO on a non-NVMe block device",
 	       run(&ring, b.fd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
 	identify(&cmd, buf);
@@ -382,7 +382,7 @@ static void test_issue_paths(void)
 	sqe = t_get_sqe(&ring);
 	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 1);
 	sqe->flags = IOSQE_IO_LINK;
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
 	sqe = t_get_sqe(&ring);
 	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, 2);
 	sqe->flags = IOSQE_IO_LINK;
@@ -405,7 +405,7 @@ static void test_issue_paths(void)
 	}
 
 	/* a failing link cancels the rest of the chain */
-	t_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, rd, n.lbs, 0, 1);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid + 100, rd, n.lbs, 0, 1);
 	sqe = t_get_sqe(&ring);
 	t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_IO, &cmd, 1);
 	sqe->flags = IOSQE_IO_LINK;
@@ -439,7 +439,7 @@ static void test_issue_paths(void)
 		expect("identify on an SQPOLL ring",
 		       run(&sq, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0), 0);
 		t_compare("identify on an SQPOLL ring", a, want, 4096);
-		t_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
+		uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, rd, n.lbs, 0, 1);
 		expect("IO read on an SQPOLL ring",
 		       run(&sq, n.bfd, NVME_URING_CMD_IO, &cmd, 0), 0);
 		io_uring_queue_exit(&sq);

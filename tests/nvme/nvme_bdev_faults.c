@@ -93,7 +93,7 @@ static void test_reset(void)
 		t_info("reset with %d in flight: %u completed, %u NVMe status, %u errno",
 		       QD, t.ok, t.status, t.err);
 	wait_live();
-	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
 	if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN, &c, 0, &cqe)) {
 		if (cqe.res)
 			t_error("identify after the reset: %s",
@@ -170,7 +170,7 @@ static void test_fork(void)
 			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 			struct nvme_uring_cmd c;
 
-			t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL,
+			uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL,
 					bufs + i * 4096);
 			t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN, &c, i);
 		}
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		t_skip("%s is too small or has blocks over 4 KiB", n.bdev);
 	base = strrchr(n.ctrl, '/');
 	snprintf(ctrl_name, sizeof(ctrl_name), "%.63s", base ? base + 1 : n.ctrl);
-	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id_want);
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id_want);
 	if (t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &c, NULL))
 		t_die("ioctl identify failed");
 

@@ -72,7 +72,7 @@ static bool rw_one(struct io_uring *ring, int fd, const char *what,
 	struct nvme_uring_cmd cmd;
 	struct io_uring_sqe *sqe;
 
-	t_nvme_rw(&cmd, opcode, n.nsid, buf, IO_LEN, slba, nlb);
+	uringcmd_nvme_rw(&cmd, opcode, n.nsid, buf, IO_LEN, slba, nlb);
 	if (iov) {
 		cmd.addr = (__u64)(uintptr_t)iov;
 		cmd.data_len = nr_iov;
@@ -145,8 +145,8 @@ static void flush_beside_read(struct io_uring *ring, int fd, const char *node,
 	unsigned int i, k;
 	int res[2];
 
-	t_nvme_rw(&flush, nvme_cmd_flush, n.nsid, NULL, 0, 0, 1);
-	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
+	uringcmd_nvme_rw(&flush, nvme_cmd_flush, n.nsid, NULL, 0, 0, 1);
+	uringcmd_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
 	for (i = 0; i < 32; i++) {
 		if (!pair_round(ring, fd, node, i, &flush, &rd, res))
 			return;
@@ -175,8 +175,8 @@ static void error_behind_long_read(struct io_uring *ring, int fd,
 	unsigned int i;
 	int res[2];
 
-	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, big, len, 0, len / n.lbs);
-	t_nvme_rw(&bad, nvme_cmd_read, n.nsid, small, n.lbs, n.nlb, 1);
+	uringcmd_nvme_rw(&rd, nvme_cmd_read, n.nsid, big, len, 0, len / n.lbs);
+	uringcmd_nvme_rw(&bad, nvme_cmd_read, n.nsid, small, n.lbs, n.nlb, 1);
 	for (i = 0; i < 64; i++) {
 		if (!pair_round(ring, fd, node, i, &rd, &bad, res))
 			break;

@@ -65,14 +65,14 @@ static void *work(void *arg)
 
 				if (!w->iopoll && i % 4 == 3) {
 					memset(b, 0, 4096);
-					t_nvme_identify(&c, 0,
+					uringcmd_nvme_identify(&c, 0,
 							NVME_IDENTIFY_CNS_CTRL, b);
 					t_nvme_prep(&ring, sqe, n.bfd,
 						    NVME_URING_CMD_ADMIN, &c, i);
 				} else {
 					__u64 blk = rand_r(&seed) % nblocks;
 
-					t_nvme_rw(&c, nvme_cmd_read, n.nsid, b,
+					uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, b,
 						  4096, blk * (4096 / n.lbs),
 						  4096 / n.lbs);
 					t_nvme_prep(&ring, sqe, n.bfd,
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	t_nvme_open(&n, argc, argv);
 	if (n.lbs > 4096)
 		t_skip("logical block size %u is over 4096", n.lbs);
-	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id_want);
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id_want);
 	if (t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &c, NULL))
 		t_die("ioctl identify failed");
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_poll", n.name);

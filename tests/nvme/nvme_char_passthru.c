@@ -25,15 +25,11 @@
 #include <unistd.h>
 
 #include <linux/fs.h>
-#include <linux/nvme_ioctl.h>
+#include <uringcmd-nvme.h>
 
 #include "t_helpers.h"
 
-#define NVME_CMD_WRITE		0x01
-#define NVME_CMD_READ		0x02
-#define NVME_ADMIN_IDENTIFY	0x06
-#define NVME_ID_CNS_CTRL	0x01
-#define IDENTIFY_LEN		4096
+#define IDENTIFY_LEN		NVME_IDENTIFY_DATA_SIZE
 #define IO_LEN			(16 * 1024)
 #define NVME_TIMEOUT_MS		(3 * T_TIMEOUT_MS)
 
@@ -55,7 +51,7 @@ static int passthru(struct io_uring *ring, int fd, __u32 cmd_op,
 	struct t_cqe c;
 	int ret;
 
-	t_prep_uring_cmd(ring, sqe, fd, cmd_op, cmd, sizeof(*cmd));
+	uringcmd_prep_nvme(sqe, fd, cmd_op, cmd);
 	sqe->user_data = cmd->opcode;
 	ret = t_submit_wait_one(ring, &c, NVME_TIMEOUT_MS);
 	if (ret) {
@@ -65,19 +61,6 @@ static int passthru(struct io_uring *ring, int fd, __u32 cmd_op,
 	}
 	*res = c.res;
 	return 0;
-}
-
-static void rw_cmd(struct nvme_uring_cmd *cmd, __u8 opcode, __u32 nsid,
-		   void *buf, __u32 len, __u64 slba, __u32 nlb)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->opcode = opcode;
-	cmd->nsid = nsid;
-	cmd->addr = (__u64)(uintptr_t)buf;
-	cmd->data_len = len;
-	cmd->cdw10 = (__u32)slba;
-	cmd->cdw11 = (__u32)(slba >> 32);
-	cmd->cdw12 = nlb - 1;		/* 0's based */
 }
 
 static void full_pwrite(int fd, const void *buf, size_t len, off_t off)
@@ -178,7 +161,7 @@ static void test_io(const char *bdev, const char *cdev)
 		t_info("%s", io_skipped);
 		goto out;
 	}
-	rw_cmd(&cmd, NVME_CMD_READ, nsid, buf, IO_LEN, off / lbs, nlb);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, nsid, buf, IO_LEN, off / lbs, nlb);
 	memset(buf, 0, IO_LEN);
 	if (!passthru(&ring, cfd, NVME_URING_CMD_IO, &cmd, &res)) {
 		if (res)
@@ -190,7 +173,7 @@ static void test_io(const char *bdev, const char *cdev)
 
 	/* passthrough write, block-device read */
 	t_fill_pattern(pat, IO_LEN, (unsigned int)getpid() + 1);
-	rw_cmd(&cmd, NVME_CMD_WRITE, nsid, pat, IO_LEN, off / lbs, nlb);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_write, nsid, pat, IO_LEN, off / lbs, nlb);
 	if (!passthru(&ring, cfd, NVME_URING_CMD_IO, &cmd, &res)) {
 		if (res) {
 			t_error("NVME_URING_CMD_IO write: res %s", t_res_str(res));
@@ -206,7 +189,7 @@ static void test_io(const char *bdev, const char *cdev)
 	ret = t_ring_init(&plain, 4, 0);
 	if (ret)
 		t_die("io_uring_queue_init: %s", t_errname(ret));
-	rw_cmd(&cmd, NVME_CMD_READ, nsid, buf, IO_LEN, off / lbs, nlb);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, nsid, buf, IO_LEN, off / lbs, nlb);
 	{
 		/* only the first 16 bytes of the command fit a plain SQE */
 		struct io_uring_sqe *sqe = t_get_sqe(&plain);
@@ -235,7 +218,7 @@ out:
 
 static void test_admin(const char *ctrl)
 {
-	struct nvme_admin_cmd acmd;
+	struct nvme_passthru_cmd acmd;
 	struct nvme_uring_cmd cmd;
 	struct io_uring ring;
 	unsigned char *ub, *ib;
@@ -259,11 +242,8 @@ static void test_admin(const char *ctrl)
 	memset(ub, 0xa5, IDENTIFY_LEN);
 	memset(ib, 0x5a, IDENTIFY_LEN);
 
-	memset(&acmd, 0, sizeof(acmd));
-	acmd.opcode = NVME_ADMIN_IDENTIFY;
-	acmd.addr = (__u64)(uintptr_t)ib;
-	acmd.data_len = IDENTIFY_LEN;
-	acmd.cdw10 = NVME_ID_CNS_CTRL;
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, ib);
+	uringcmd_nvme_to_passthru(&cmd, &acmd);
 	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &acmd);
 	if (ret)
 		t_die("ioctl(%s, NVME_IOCTL_ADMIN_CMD identify): %d (%m)",
@@ -272,11 +252,7 @@ static void test_admin(const char *ctrl)
 	ret = t_ring_init(&ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 	if (ret)
 		t_die("io_uring_queue_init(SQE128|CQE32): %s", t_errname(ret));
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = NVME_ADMIN_IDENTIFY;
-	cmd.addr = (__u64)(uintptr_t)ub;
-	cmd.data_len = IDENTIFY_LEN;
-	cmd.cdw10 = NVME_ID_CNS_CTRL;
+	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, ub);
 	if (!passthru(&ring, fd, NVME_URING_CMD_ADMIN, &cmd, &res)) {
 		if (res)
 			t_error("NVME_URING_CMD_ADMIN identify: res %s",

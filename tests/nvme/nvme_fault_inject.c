@@ -158,7 +158,7 @@ static void io_statuses(void)
 
 	io_paths(paths);
 	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", n.name);
-	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
 		same_status(dir, "read", statuses[i], paths, IO_PATHS, &c);
 	free(buf);
@@ -176,7 +176,7 @@ static void admin_statuses(void)
 	struct nvme_uring_cmd c;
 
 	snprintf(dir, sizeof(dir), DEBUGFS "/%s/fault_inject", basename(n.ctrl));
-	t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
 	same_status(dir, "identify", NVME_SC_INTERNAL, paths, 3, &c);
 	same_status(dir, "identify", NVME_SC_INVALID_FIELD, paths, 3, &c);
 	free(buf);
@@ -232,7 +232,7 @@ static void make_request(void)
 	if (got >= 0 || errno != EIO)
 		t_error("O_DIRECT read under fail_make_request: %zd (%s), expected EIO",
 			got, got < 0 ? strerror(errno) : "no error");
-	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	for (i = 0; i < IO_PATHS; i++) {
 		res = issue(paths[i].fd, paths[i].cmd_op, paths[i].ioctl_req, &c);
 		if (res)
@@ -264,7 +264,7 @@ static int timed_out(const struct path *p)
 	snprintf(attr, sizeof(attr), "/sys/block/%s/io-timeout-fail", n.name);
 	if (write_str(attr, "1"))
 		t_die("write 1 to %s: %s", attr, strerror(errno));
-	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	c.timeout_ms = 1000;
 	for (try = 0; try < BUSY_RETRIES && !res; try++) {
 		arm_attr(DEBUGFS "/fail_io_timeout", 100, 1);
@@ -295,7 +295,7 @@ static void works_again(const char *after)
 	struct nvme_uring_cmd c;
 	int res = -1, i;
 
-	t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
+	uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, 4096, 0, 4096 / n.lbs);
 	for (i = 0; i < 60 && res; i++) {
 		res = issue(n.bfd, NVME_URING_CMD_IO, 0, &c);
 		if (res)

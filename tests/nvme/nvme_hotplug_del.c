@@ -83,7 +83,7 @@ int main(void)
 	if (!access(path, F_OK)) {
 		t_error("%s still there after device_del", path);
 	} else {
-		t_nvme_rw(&c, nvme_cmd_read, n.nsid, bufs, 4096, 0, 4096 / n.lbs);
+		uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, bufs, 4096, 0, 4096 / n.lbs);
 		if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_IO, &c, 0, &cqe)) {
 			if (cqe.res >= 0)
 				t_error("read on the removed namespace: res %s, expected an errno",
@@ -92,7 +92,7 @@ int main(void)
 				t_info("read on the removed namespace: %s",
 				       t_nvme_res_str(cqe.res));
 		}
-		t_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
+		uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
 		if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN, &c, 0, &cqe))
 			t_info("identify through the removed namespace's node: %s",
 			       t_nvme_res_str(cqe.res));

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	buf = t_alloc(len);
 
 	t_fill_pattern(pat, len, 0xb000);
-	t_nvme_rw(&c, nvme_cmd_write, f.nsid, pat, len, SLBA, NBLK);
+	uringcmd_nvme_rw(&c, nvme_cmd_write, f.nsid, pat, len, SLBA, NBLK);
 	ret = t_nvme_io_path(&ring, T_PATH_BDEV, bfd, cfd, &c, 0, NULL);
 	if (ret)
 		t_die("write through the block node: %s", t_nvme_res_str(ret));
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		t_die("pread: %m");
 	t_compare("written through the block node, read with pread", buf, pat, len);
 	memset(buf, 0x22, len);
-	t_nvme_rw(&c, nvme_cmd_read, f.nsid, buf, len, SLBA, NBLK);
+	uringcmd_nvme_rw(&c, nvme_cmd_read, f.nsid, buf, len, SLBA, NBLK);
 	ret = t_nvme_io_path(&ring, T_PATH_CHAR, bfd, cfd, &c, 0, NULL);
 	if (ret)
 		t_error("read through ng: %s", t_nvme_res_str(ret));

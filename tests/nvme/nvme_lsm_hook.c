@@ -154,8 +154,8 @@ int main(int argc, char **argv)
 		probe_off();
 		t_die("io_uring_queue_init(SQE128|CQE32): %s", strerror(-ret));
 	}
-	t_nvme_identify(&id, 0, NVME_IDENTIFY_CNS_CTRL, buf);
-	t_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
+	uringcmd_nvme_identify(&id, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+	uringcmd_nvme_rw(&rd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
 
 	GROUP(n.head ? "Identify on the head's block node" :
 		       "Identify on the block node",
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 	    !connect(c, (struct sockaddr *)&a, sizeof(a)) &&
 	    (s = accept(l, NULL, NULL)) >= 0) {
 		GROUP("SIOCINQ on a TCP socket",
-		      if (!t_sock_cmd(&plain, s, T_SOCKET_URING_OP_SIOCINQ, 0,
+		      if (!t_sock_cmd(&plain, s, SOCKET_URING_OP_SIOCINQ, 0,
 				      &res) && res)
 			      t_error("SIOCINQ: res %d, expected 0", res));
 		close(s);

@@ -58,7 +58,7 @@ static void rw_cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
 {
 	__u32 dlen = NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
 
-	t_nvme_rw(c, opcode, f->nsid, data, dlen, SLBA, NBLK);
+	uringcmd_nvme_rw(c, opcode, f->nsid, data, dlen, SLBA, NBLK);
 	if (!f->ext) {
 		c->metadata = (__u64)(uintptr_t)meta;
 		c->metadata_len = NBLK * f->ms;

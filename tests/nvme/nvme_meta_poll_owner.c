@@ -122,7 +122,7 @@ static void setup_pattern(int bfd)
 	}
 	memcpy(data, want_data, (size_t)NBLK * f.lbs);
 	memcpy(meta, want_meta, (size_t)NBLK * f.ms);
-	t_nvme_rw(&c, nvme_cmd_write, f.nsid, data, NBLK * f.lbs, SLBA, NBLK);
+	uringcmd_nvme_rw(&c, nvme_cmd_write, f.nsid, data, NBLK * f.lbs, SLBA, NBLK);
 	c.metadata = (__u64)(uintptr_t)meta;
 	c.metadata_len = NBLK * f.ms;
 	ret = t_nvme_ioctl64(bfd, NVME_IOCTL_IO64_CMD, &c, NULL);
@@ -145,7 +145,7 @@ static void round_of_reads(struct io_uring *ring, int fd,
 		unsigned int b = (round * QD + i) % NBLK;
 		struct nvme_uring_cmd c;
 
-		t_nvme_rw(&c, nvme_cmd_read, f.nsid, slot_data(i), f.lbs,
+		uringcmd_nvme_rw(&c, nvme_cmd_read, f.nsid, slot_data(i), f.lbs,
 			  SLBA + b, 1);
 		c.metadata = (__u64)(uintptr_t)slot_meta(i);
 		c.metadata_len = f.ms;

@@ -115,22 +115,22 @@ static void build(enum what w, struct nvme_uring_cmd *c)
 {
 	switch (w) {
 	case W_READ:
-		t_nvme_rw(c, nvme_cmd_read, n.nsid, buf, n.lbs, lba, 1);
+		uringcmd_nvme_rw(c, nvme_cmd_read, n.nsid, buf, n.lbs, lba, 1);
 		break;
 	case W_WRITE:	/* writes back what W_READ's setup read */
-		t_nvme_rw(c, nvme_cmd_write, n.nsid, buf, n.lbs, lba, 1);
+		uringcmd_nvme_rw(c, nvme_cmd_write, n.nsid, buf, n.lbs, lba, 1);
 		break;
 	case W_FORMAT:	/* LBA format 15 does not exist: harmless if it got through */
-		t_nvme_admin(c, nvme_admin_format_nvm, n.nsid, NULL, 0, 15, 0);
+		uringcmd_nvme_cmd(c, nvme_admin_format_nvm, n.nsid, NULL, 0, 15, 0);
 		break;
 	case W_NS_MGMT:	/* delete, of a namespace id that does not exist */
-		t_nvme_admin(c, nvme_admin_ns_mgmt, 0xfffffffe, NULL, 0, 1, 0);
+		uringcmd_nvme_cmd(c, nvme_admin_ns_mgmt, 0xfffffffe, NULL, 0, 1, 0);
 		break;
 	case W_FW_COMMIT: /* activate the slot 7 image (none) at the next reset */
-		t_nvme_admin(c, nvme_admin_fw_commit, 0, NULL, 0, 7 | 2 << 3, 0);
+		uringcmd_nvme_cmd(c, nvme_admin_fw_commit, 0, NULL, 0, 7 | 2 << 3, 0);
 		break;
 	default:
-		t_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+		uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
 		break;
 	}
 }
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 		struct nvme_uring_cmd c;
 
 		/* the block written back in W_WRITE is what is there now */
-		t_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, n.lbs, lba, 1);
+		uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, buf, n.lbs, lba, 1);
 		if (t_nvme_ioctl(n.bfd, NVME_IOCTL_IO_CMD, &c, NULL))
 			t_die("reading block %u failed", lba);
 		if (ioctl(n.bfd, BLKBSZGET, &bsz))

@@ -75,7 +75,7 @@ static struct pi16 *pi_of(const struct t_nvme_fmt *f, unsigned char *meta,
 static void cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
 		__u8 opcode, __u64 slba, void *data, void *meta, __u32 prinfo)
 {
-	t_nvme_rw(c, opcode, f->nsid, data, NBLK * f->lbs, slba, NBLK);
+	uringcmd_nvme_rw(c, opcode, f->nsid, data, NBLK * f->lbs, slba, NBLK);
 	/* with PRACT and metadata that is only PI, none is transferred */
 	if (meta && !(prinfo & PRACT && f->ms == 8)) {
 		c->metadata = (__u64)(uintptr_t)meta;

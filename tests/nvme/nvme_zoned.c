@@ -47,7 +47,7 @@ static int on_path(enum t_nvme_path p, const struct nvme_uring_cmd *c,
 
 static void report_cmd(struct nvme_uring_cmd *c, void *buf, __u64 slba)
 {
-	t_nvme_rw(c, nvme_zns_cmd_mgmt_recv, f.nsid, buf, REPORT_LEN, slba, 1);
+	uringcmd_nvme_rw(c, nvme_zns_cmd_mgmt_recv, f.nsid, buf, REPORT_LEN, slba, 1);
 	c->cdw12 = REPORT_LEN / 4 - 1;		/* dwords, 0's based */
 	c->cdw13 = NVME_ZNS_ZRA_REPORT_ZONES;	/* all zones, not partial */
 }
@@ -144,7 +144,7 @@ static void zone_send(enum t_nvme_path p, unsigned int z, __u8 zsa,
 	unsigned int zs;
 	int ret;
 
-	t_nvme_rw(&c, nvme_zns_cmd_mgmt_send, f.nsid, NULL, 0, z * zone_lbas, 1);
+	uringcmd_nvme_rw(&c, nvme_zns_cmd_mgmt_send, f.nsid, NULL, 0, z * zone_lbas, 1);
 	c.cdw12 = 0;
 	c.cdw13 = zsa;
 	ret = on_path(p, &c, NULL);
@@ -167,7 +167,7 @@ static void zone_append(enum t_nvme_path p, unsigned int z)
 		char what[128];
 
 		t_fill_pattern(data, 2 * f.lbs, 0xa000 + z * 2 + k);
-		t_nvme_rw(&c, nvme_zns_cmd_append, f.nsid, data, 2 * f.lbs,
+		uringcmd_nvme_rw(&c, nvme_zns_cmd_append, f.nsid, data, 2 * f.lbs,
 			  zslba, 2);
 		lba = ~0ULL;
 		ret = on_path(p, &c, &lba);
