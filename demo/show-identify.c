@@ -12,10 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <liburing.h>
-#include <linux/nvme_ioctl.h>
-#include <nvme/types.h>
-#include <nvme/util.h>
+#include <uringcmd-nvme.h>	/* the project's library: lib/ */
 
 static void *buf(void)
 {
@@ -27,24 +24,13 @@ static void *buf(void)
 	return p;
 }
 
-static void cmd(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid, void *b,
-		__u32 len, __u32 cdw10)
-{
-	memset(c, 0, sizeof(*c));
-	c->opcode = opcode;
-	c->nsid = nsid;
-	c->addr = (__u64)(uintptr_t)b;
-	c->data_len = len;
-	c->cdw10 = cdw10;
-}
-
 static int sync_admin(int fd, const struct nvme_uring_cmd *c, void *b)
 {
-	struct nvme_admin_cmd a = {
-		.opcode = c->opcode, .nsid = c->nsid, .cdw10 = c->cdw10,
-		.addr = (__u64)(uintptr_t)b, .data_len = c->data_len,
-	};
+	struct nvme_uring_cmd copy = *c;
+	struct nvme_passthru_cmd a;
 
+	copy.addr = (__u64)(uintptr_t)b;
+	uringcmd_nvme_to_passthru(&copy, &a);
 	return ioctl(fd, NVME_IOCTL_ADMIN_CMD, &a);
 }
 
@@ -71,7 +57,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: not an NVMe namespace\n", dev);
 		return 1;
 	}
-	ret = io_uring_queue_init(4, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	ret = uringcmd_nvme_queue_init(4, &ring, 0);
 	if (ret) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
 		return 1;
@@ -80,22 +66,21 @@ int main(int argc, char **argv)
 		ub[i] = buf();
 		ib[i] = buf();
 	}
-	cmd(&c[0], nvme_admin_identify, 0, ub[0], 4096, NVME_IDENTIFY_CNS_CTRL);
-	cmd(&c[1], nvme_admin_identify, nsid, ub[1], 4096, NVME_IDENTIFY_CNS_NS);
-	cmd(&c[2], nvme_admin_get_log_page, NVME_NSID_ALL, ub[2], 512,
-	    NVME_LOG_LID_SMART | (512 / 4 - 1) << 16);
+	uringcmd_nvme_identify(&c[0], 0, NVME_IDENTIFY_CNS_CTRL, ub[0]);
+	uringcmd_nvme_identify(&c[1], nsid, NVME_IDENTIFY_CNS_NS, ub[1]);
+	uringcmd_nvme_get_log(&c[2], NVME_NSID_ALL, NVME_LOG_LID_SMART, ub[2],
+			      sizeof(struct nvme_smart_log));
 	for (i = 0; i < 3; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-		sqe->cmd_op = NVME_URING_CMD_ADMIN;
-		memcpy(sqe->cmd, &c[i], sizeof(c[i]));
+		uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_ADMIN, &c[i]);
 		sqe->user_data = i;
 	}
 	printf("%s: 3 admin commands submitted in one io_uring_enter(): %d\n",
 	       dev, io_uring_submit(&ring));
 	for (i = 0; i < 3; i++) {
 		struct io_uring_cqe *cqe;
+		char rs[256];
 		int same, st;
 
 		if (io_uring_wait_cqe(&ring, &cqe)) {
@@ -105,10 +90,10 @@ int main(int argc, char **argv)
 		st = sync_admin(fd, &c[cqe->user_data], ib[cqe->user_data]);
 		same = !memcmp(ub[cqe->user_data], ib[cqe->user_data],
 			       cqe->user_data == 2 ? 32 : 4096);
-		printf("  %-20s cqe->res %d (%s), same bytes as NVME_IOCTL_ADMIN_CMD (status %d): %s\n",
-		       what[cqe->user_data], cqe->res,
-		       cqe->res >= 0 ? nvme_status_to_string(cqe->res, false) :
-		       strerror(-cqe->res), st, same ? "yes" : "NO");
+		printf("  %-20s cqe->res %s, same bytes as NVME_IOCTL_ADMIN_CMD (status %d): %s\n",
+		       what[cqe->user_data],
+		       uringcmd_nvme_res_str(cqe->res, rs, sizeof(rs)), st,
+		       same ? "yes" : "NO");
 		io_uring_cqe_seen(&ring, cqe);
 	}
 	id = ub[0];
@@ -117,7 +102,8 @@ int main(int argc, char **argv)
 	printf("  controller: vid %#06x, model \"%.40s\", serial \"%.20s\", firmware \"%.8s\"\n",
 	       id->vid, id->mn, id->sn, id->fr);
 	printf("  namespace %d: %llu blocks, LBA format %u of %u\n", nsid,
-	       (unsigned long long)ns->nsze, ns->flbas & 0xf, ns->nlbaf + 1);
+	       (unsigned long long)ns->nsze, uringcmd_nvme_ns_lbaf(ns),
+	       ns->nlbaf + 1);
 	printf("  health: critical warning %#x, temperature %d C, spare %u%%\n",
 	       smart->critical_warning,
 	       (smart->temperature[0] | smart->temperature[1] << 8) - 273,

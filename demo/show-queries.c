@@ -12,36 +12,42 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <liburing.h>
-#include <linux/fs.h>
-#include <linux/blkdev.h>	/* the patched kernel's uapi: BLOCK_URING_CMD_IOCTL */
+#include <uringcmd.h>	/* the project's library (lib/): the query table */
 
-struct query {
-	const char *name;
-	unsigned int cmd;
-	int wide;		/* answer only through addr */
-	int ioctl_size;		/* bytes the ioctl stores */
-	const char *sysfs;	/* queue/ attribute or disk attribute */
-	unsigned long long sysfs_mul, sysfs_div;
+/* What sysfs says for a query, where it says it: attribute, scale. */
+struct sysfs_view {
+	const char *query;
+	const char *attr;	/* queue/ attribute or disk attribute */
+	unsigned long long mul, div;
 };
 
-static const struct query queries[] = {
-	{ "BLKSSZGET", BLKSSZGET, 0, 4, "queue/logical_block_size", 1, 1 },
-	{ "BLKPBSZGET", BLKPBSZGET, 0, 4, "queue/physical_block_size", 1, 1 },
-	{ "BLKBSZGET", BLKBSZGET, 0, 4, NULL, 1, 1 },
-	{ "BLKIOMIN", BLKIOMIN, 0, 4, "queue/minimum_io_size", 1, 1 },
-	{ "BLKIOOPT", BLKIOOPT, 0, 4, "queue/optimal_io_size", 1, 1 },
-	{ "BLKALIGNOFF", BLKALIGNOFF, 0, 4, "alignment_offset", 1, 1 },
-	{ "BLKROGET", BLKROGET, 0, 4, "ro", 1, 1 },
-	{ "BLKROTATIONAL", BLKROTATIONAL, 0, 2, "queue/rotational", 1, 1 },
-	{ "BLKSECTGET", BLKSECTGET, 0, 2, "queue/max_sectors_kb", 2, 1 },
-	{ "BLKDISCARDZEROES", BLKDISCARDZEROES, 0, 4, NULL, 1, 1 },
-	{ "BLKGETSIZE64", BLKGETSIZE64, 1, 8, "size", 512, 1 },
-	{ "BLKGETSIZE", BLKGETSIZE, 1, 8, "size", 1, 1 },
-	{ "BLKGETDISKSEQ", BLKGETDISKSEQ, 1, 8, "diskseq", 1, 1 },
-	{ "BLKRAGET", BLKRAGET, 1, 8, "queue/read_ahead_kb", 2, 1 },
+static const struct sysfs_view views[] = {
+	{ "BLKSSZGET",		"queue/logical_block_size", 1, 1 },
+	{ "BLKPBSZGET",		"queue/physical_block_size", 1, 1 },
+	{ "BLKIOMIN",		"queue/minimum_io_size", 1, 1 },
+	{ "BLKIOOPT",		"queue/optimal_io_size", 1, 1 },
+	{ "BLKALIGNOFF",	"alignment_offset", 1, 1 },
+	{ "BLKROGET",		"ro", 1, 1 },
+	{ "BLKROTATIONAL",	"queue/rotational", 1, 1 },
+	{ "BLKSECTGET",		"queue/max_sectors_kb", 2, 1 },
+	{ "BLKGETZONESZ",	"queue/chunk_sectors", 1, 1 },
+	{ "BLKGETNRZONES",	"queue/nr_zones", 1, 1 },
+	{ "BLKGETSIZE64",	"size", 512, 1 },
+	{ "BLKGETSIZE",		"size", 1, 1 },
+	{ "BLKGETDISKSEQ",	"diskseq", 1, 1 },
+	{ "BLKRAGET",		"queue/read_ahead_kb", 2, 1 },
+	{ "BLKFRAGET",		"queue/read_ahead_kb", 2, 1 },
 };
-#define NR_QUERIES (sizeof(queries) / sizeof(queries[0]))
+
+static const struct sysfs_view *view_of(const char *query)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (!strcmp(views[i].query, query))
+			return &views[i];
+	return NULL;
+}
 
 static int read_sysfs(const char *dev, const char *attr, unsigned long long *val)
 {
@@ -63,8 +69,8 @@ int main(int argc, char **argv)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
-	unsigned long long answers[NR_QUERIES] = { 0 };
-	long long res[NR_QUERIES];
+	__u64 answers[URINGCMD_NR_BLOCK_QUERIES] = { 0 };
+	int res[URINGCMD_NR_BLOCK_QUERIES];
 	unsigned int i;
 	int fd, ret;
 
@@ -77,29 +83,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	ret = io_uring_queue_init(NR_QUERIES, &ring, 0);
+	ret = io_uring_queue_init(URINGCMD_NR_BLOCK_QUERIES, &ring, 0);
 	if (ret) {
 		fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret));
 		return 1;
 	}
 
-	for (i = 0; i < NR_QUERIES; i++) {
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-		struct block_uring_cmd *bcmd = (struct block_uring_cmd *)sqe->cmd;
 
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-		sqe->cmd_op = BLOCK_URING_CMD_IOCTL;
-		bcmd->ioctl_cmd = queries[i].cmd;
-		bcmd->flags = 0;
-		bcmd->addr = (uintptr_t)&answers[i];
+		/* with addr, so every answer is there whatever cqe->res says */
+		uringcmd_prep_block_query(sqe, fd, uringcmd_block_queries[i].cmd,
+					  &answers[i]);
 		sqe->user_data = i;
 	}
-	ret = io_uring_submit_and_wait(&ring, NR_QUERIES);
-	if (ret != (int)NR_QUERIES) {
+	ret = io_uring_submit_and_wait(&ring, URINGCMD_NR_BLOCK_QUERIES);
+	if (ret != (int)URINGCMD_NR_BLOCK_QUERIES) {
 		fprintf(stderr, "submit: %s\n", ret < 0 ? strerror(-ret) : "short");
 		return 1;
 	}
-	for (i = 0; i < NR_QUERIES; i++) {
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
 		ret = io_uring_wait_cqe(&ring, &cqe);
 		if (ret) {
 			fprintf(stderr, "wait: %s\n", strerror(-ret));
@@ -110,31 +113,40 @@ int main(int argc, char **argv)
 	}
 
 	printf("%s: BLOCK_URING_CMD_IOCTL, %u queries in one submit\n\n",
-	       argv[1], (unsigned int)NR_QUERIES);
+	       argv[1], (unsigned int)URINGCMD_NR_BLOCK_QUERIES);
 	printf("%-17s %-8s %20s %20s %20s\n", "query", "cqe->res", "uring_cmd",
 	       "ioctl", "sysfs");
-	for (i = 0; i < NR_QUERIES; i++) {
-		const struct query *q = &queries[i];
+	printf("(cqe->res 0 for the queries answered only at addr, marked *)\n");
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++) {
+		const struct uringcmd_block_query *q = &uringcmd_block_queries[i];
+		const struct sysfs_view *v = view_of(q->name);
 		unsigned long long ival = 0, sval;
-		char ibuf[32], sbuf[32], rbuf[32];
+		char ibuf[32], sbuf[32], rbuf[32], name[24];
+		__u64 val;
 
 		if (ioctl(fd, q->cmd, &ival) < 0)
 			snprintf(ibuf, sizeof(ibuf), "%s", strerror(errno));
+		else if (q->ioctl_size == 2)
+			snprintf(ibuf, sizeof(ibuf), "%llu", ival & 0xffff);
+		else if (q->ioctl_size == 4 && q->ioctl_signed)
+			snprintf(ibuf, sizeof(ibuf), "%d", (int)(ival & 0xffffffff));
+		else if (q->ioctl_size == 4)
+			snprintf(ibuf, sizeof(ibuf), "%llu", ival & 0xffffffff);
 		else
-			snprintf(ibuf, sizeof(ibuf), "%llu",
-				 q->ioctl_size == 2 ? (ival & 0xffff) :
-				 q->ioctl_size == 4 ? (ival & 0xffffffff) : ival);
-		if (q->sysfs && !read_sysfs(argv[1], q->sysfs, &sval))
-			snprintf(sbuf, sizeof(sbuf), "%llu",
-				 sval * q->sysfs_mul / q->sysfs_div);
+			snprintf(ibuf, sizeof(ibuf), "%llu", ival);
+		if (v && !read_sysfs(argv[1], v->attr, &sval))
+			snprintf(sbuf, sizeof(sbuf), "%llu", sval * v->mul / v->div);
 		else
 			snprintf(sbuf, sizeof(sbuf), "-");
-		if (res[i] < 0)
-			snprintf(rbuf, sizeof(rbuf), "%s", strerror((int)-res[i]));
+		if (uringcmd_block_query_answer(q, res[i], &answers[i], &val))
+			snprintf(rbuf, sizeof(rbuf), "%s", strerror(-res[i]));
+		else if (q->ioctl_signed)
+			snprintf(rbuf, sizeof(rbuf), "%lld", (long long)val);
 		else
-			snprintf(rbuf, sizeof(rbuf), "%llu", answers[i]);
-		printf("%-17s %-8lld %20s %20s %20s\n", q->name, res[i], rbuf,
-		       ibuf, sbuf);
+			snprintf(rbuf, sizeof(rbuf), "%llu", (unsigned long long)val);
+		snprintf(name, sizeof(name), "%s%s", q->name, q->needs_addr ? "*" : "");
+		printf("%-17s %-8d %20s %20s %20s\n", name, res[i], rbuf, ibuf,
+		       sbuf);
 	}
 	io_uring_queue_exit(&ring);
 	return 0;

@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/blkzoned.h>	/* BLKGETZONESZ, BLKGETNRZONES */
 #include <linux/fs.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
@@ -95,17 +96,6 @@ struct block_uring_cmd {
 	__u64	addr;
 };
 #define BLOCK_URING_CMD_IOCTL	_IOWR(0x12, 0xc0, struct block_uring_cmd)
-#endif
-
-/* Block ioctls newer than some uapi headers (all answered by the series). */
-#ifndef BLKGETZONESZ
-#define BLKGETZONESZ	_IOR(0x12, 132, __u32)
-#endif
-#ifndef BLKGETNRZONES
-#define BLKGETNRZONES	_IOR(0x12, 133, __u32)
-#endif
-#ifndef BLKGETDISKSEQ
-#define BLKGETDISKSEQ	_IOR(0x12, 128, __u64)
 #endif
 
 /* ---- common ------------------------------------------------------------- */
