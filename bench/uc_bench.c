@@ -44,11 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/fs.h>
-#include <linux/blkdev.h>
-#include <linux/nvme_ioctl.h>
-#include <liburing.h>
-#include <nvme/types.h>
-#include <nvme/util.h>
+#include <uringcmd-nvme.h>	/* the project's library: lib/ */
 
 #define READ_SPAN	(256ULL << 20)
 #define READ_BS		4096
@@ -107,14 +103,9 @@ static void *xalloc(size_t len)
 
 static const char *res_str(int res)
 {
-	static char buf[160];
+	static char buf[256];
 
-	if (res > 0)
-		snprintf(buf, sizeof(buf), "NVMe status %#x (%s)", res,
-			 nvme_status_to_string(res, false));
-	else
-		snprintf(buf, sizeof(buf), "%s", strerror(-res));
-	return buf;
+	return uringcmd_nvme_res_str(res, buf, sizeof(buf));
 }
 
 /* A completion that is not a success: say what and stop. */
@@ -136,18 +127,11 @@ static void check_res(struct bench *b, int res, __u64 want)
 
 static void admin_cmd(const struct bench *b, struct nvme_uring_cmd *c, void *buf)
 {
-	memset(c, 0, sizeof(*c));
-	c->addr = (__u64)(uintptr_t)buf;
-	if (b->smart) {
-		c->opcode = nvme_admin_get_log_page;
-		c->nsid = NVME_NSID_ALL;
-		c->data_len = sizeof(struct nvme_smart_log);
-		c->cdw10 = (c->data_len / 4 - 1) << 16 | NVME_LOG_LID_SMART;
-	} else {
-		c->opcode = nvme_admin_identify;
-		c->data_len = NVME_IDENTIFY_DATA_SIZE;
-		c->cdw10 = NVME_IDENTIFY_CNS_CTRL;
-	}
+	if (b->smart)
+		uringcmd_nvme_get_log(c, NVME_NSID_ALL, NVME_LOG_LID_SMART, buf,
+				      sizeof(struct nvme_smart_log));
+	else
+		uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
 }
 
 static __u64 rand_block(const struct bench *b, unsigned int *seed)
@@ -161,8 +145,7 @@ static __u64 rand_block(const struct bench *b, unsigned int *seed)
 static void prep(struct bench *b, struct io_uring_sqe *sqe, void *buf,
 		 unsigned int *seed)
 {
-	struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
-	struct block_uring_cmd *bc = (struct block_uring_cmd *)sqe->cmd;
+	struct nvme_uring_cmd c;
 	__u64 blk;
 
 	switch (b->kind) {
@@ -175,28 +158,17 @@ static void prep(struct bench *b, struct io_uring_sqe *sqe, void *buf,
 			io_uring_prep_read(sqe, b->fd, buf, READ_BS, blk * READ_BS);
 			return;
 		}
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, b->fd, NULL, 0, 0);
-		sqe->cmd_op = NVME_URING_CMD_IO;
-		memset(c, 0, sizeof(*c));
-		c->opcode = nvme_cmd_read;
-		c->nsid = b->nsid;
-		c->addr = (__u64)(uintptr_t)buf;
-		c->data_len = READ_BS;
 		blk <<= 12 - b->lba_shift;
-		c->cdw10 = blk & 0xffffffff;
-		c->cdw11 = blk >> 32;
-		c->cdw12 = (READ_BS >> b->lba_shift) - 1;
+		uringcmd_nvme_rw(&c, nvme_cmd_read, b->nsid, buf, READ_BS, blk,
+				 READ_BS >> b->lba_shift);
+		uringcmd_prep_nvme(sqe, b->fd, NVME_URING_CMD_IO, &c);
 		return;
 	case K_ADMIN:
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, b->fd, NULL, 0, 0);
-		sqe->cmd_op = NVME_URING_CMD_ADMIN;
-		admin_cmd(b, c, buf);
+		admin_cmd(b, &c, buf);
+		uringcmd_prep_nvme(sqe, b->fd, NVME_URING_CMD_ADMIN, &c);
 		return;
-	case K_QUERY:
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, b->fd, NULL, 0, 0);
-		sqe->cmd_op = BLOCK_URING_CMD_IOCTL;
-		memset(bc, 0, sizeof(*bc));
-		bc->ioctl_cmd = BLKBSZGET;
+	case K_QUERY:	/* a plain ring: 64-byte SQEs */
+		uringcmd_prep_block_query(sqe, b->fd, BLKBSZGET, NULL);
 		return;
 	}
 }
@@ -303,7 +275,7 @@ static void *sync_thread(void *arg)
 {
 	struct bench *b = arg;
 	void *buf = xalloc(4096);
-	struct nvme_admin_cmd ac;
+	struct nvme_passthru_cmd ac;
 	uint64_t t0, t1;
 	int bsz, ret;
 
@@ -322,12 +294,7 @@ static void *sync_thread(void *arg)
 			struct nvme_uring_cmd c;
 
 			admin_cmd(b, &c, buf);
-			memset(&ac, 0, sizeof(ac));
-			ac.opcode = c.opcode;
-			ac.nsid = c.nsid;
-			ac.addr = c.addr;
-			ac.data_len = c.data_len;
-			ac.cdw10 = c.cdw10;
+			uringcmd_nvme_to_passthru(&c, &ac);
 			ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &ac);
 		}
 		t1 = now_ns();
@@ -456,7 +423,8 @@ static void open_dev(struct bench *b)
 		die("%s: not a block device", b->dev);
 	if (b->kind == K_READ) {
 		struct nvme_id_ns *id = xalloc(sizeof(*id));
-		struct nvme_admin_cmd c = { 0 };
+		struct nvme_passthru_cmd p;
+		struct nvme_uring_cmd c;
 		int nsid, ret;
 
 		if (!b->pt) {
@@ -469,16 +437,13 @@ static void open_dev(struct bench *b)
 			die("%s: not an NVMe namespace node (NVME_IOCTL_ID: %s)", b->dev,
 			    nsid < 0 ? strerror(errno) : "no namespace");
 		b->nsid = nsid;
-		c.opcode = nvme_admin_identify;
-		c.nsid = nsid;
-		c.addr = (__u64)(uintptr_t)id;
-		c.data_len = sizeof(*id);
-		c.cdw10 = NVME_IDENTIFY_CNS_NS;
-		ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &c);
+		uringcmd_nvme_identify(&c, nsid, NVME_IDENTIFY_CNS_NS, id);
+		uringcmd_nvme_to_passthru(&c, &p);
+		ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &p);
 		if (ret)
 			die("%s: identify namespace: %s", b->dev,
 			    res_str(ret < 0 ? -errno : ret));
-		b->lba_shift = id->lbaf[id->flbas & 0xf].ds;
+		b->lba_shift = uringcmd_nvme_ns_lba_shift(id);
 		if (b->lba_shift > 12)
 			die("%s: LBA size above 4 KiB", b->dev);
 		b->span_blocks = READ_SPAN / READ_BS;
