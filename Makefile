@@ -54,7 +54,8 @@ DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
 .PHONY: help deps repin tree kernel given-kernel headers tests fio bench-progs bench fuzz \
-	demo run test shell check checkpatch bisect warnings export-patches clean distclean
+	demo run test shell check checkpatch bisect warnings export-patches install uninstall \
+	clean distclean
 
 help:
 	@echo 'make run             build, boot the guest and show the new commands at work'
@@ -79,6 +80,9 @@ help:
 	@echo 'make bisect          compile every commit of both series on its own'
 	@echo 'make warnings        W=1 and sparse on the files both series touch, base vs tip'
 	@echo 'make export-patches  re-export both series from build/linux'
+	@echo 'make install         the library headers (lib/) and uringcmd.pc under PREFIX'
+	@echo '                     (/usr/local), DESTDIR honoured'
+	@echo 'make uninstall       remove what make install put there'
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
 	@echo 'make distclean       remove build/ entirely (the kernel tree and its commits too)'
 	@echo 'make help            this list'
@@ -188,6 +192,14 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio) $(if $(findstring bench
 # exit (or Ctrl-D) powers the guest off.
 shell: tests $(BOOT_DEP)
 	@$(RUN_NVME) $(GUEST_NVME) --results $(BUILD)/results/shell
+
+# The user-space library (header-only): lib/Makefile; PREFIX and DESTDIR
+# pass through.
+install:
+	@$(MAKE) -s -C lib install
+
+uninstall:
+	@$(MAKE) -s -C lib uninstall
 
 export-patches:
 	@kernel/tree.sh export
