@@ -47,9 +47,11 @@ if [ "$gates" = 1 ]; then
 fi
 gate fio-host "$top/tests/fio-host.sh"
 # The newcomer's commands: the pin check with a stubbed apt, make help,
-# KERNEL= with a foreign kernel's config, make shell through a pty.
+# make install of the library and a program built against it, KERNEL=
+# with a foreign kernel's config, make shell through a pty.
 gate pin_check "$top/tests/host/pin_check.sh"
 gate make_help "$top/tests/host/make_help.sh"
+gate lib_install "$top/tests/host/lib_install.sh"
 gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
 gate make_shell "$top/tests/host/make_shell.sh" --kernel "$kernel" --results "$results/make_shell"
 
