@@ -6,6 +6,7 @@
 # system fio (/usr/bin/fio) of that same version.
 #
 #   build.sh BUILDDIR HDRS
+#   FIO_SRC=path build.sh BUILDDIR HDRS
 #
 # BUILDDIR (build/fio) receives the source package and src/ (fio's tree,
 # never committed); HDRS is the patched kernel's uapi include directory
@@ -14,6 +15,15 @@
 #   BUILDDIR/lib/uringcmd   the engine for the system fio: found by its bare
 #                           name through LD_LIBRARY_PATH=BUILDDIR/lib, or as
 #                           ioengine=external:BUILDDIR/lib/uringcmd
+#
+# FIO_SRC=path: a fio source tree of the user's instead of Debian's,
+# configured (./configure) and built or not: only the engine is built,
+# into BUILDDIR/lib/uringcmd, for that tree's fio (ioengine=external:...).
+# The tree's FIO_IOOPS_VERSION must be the one the engine is written
+# against; the build stops first with a message naming both otherwise.
+# The tree gets engines/uringcmd.c (a link) and a few lines at the end of
+# its config-host.mak, as Debian's does.
+#
 # Quiet on success; the logs are BUILDDIR/*.log.
 set -eu
 
@@ -23,6 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 FIO_DEB_VERSION=$(sed -n 's/^fio //p' "$here/../kernel/PINNED")
 # As debian/rules configures it, minus what only gfio and nbd need.
 FIO_CONFIGURE="--disable-native --prefix=/usr"
+# The project's library (header-only): lib/uringcmd-nvme.h
+lib=$(cd "$here/../lib" && pwd)
 
 usage() {
 	echo "usage: $0 BUILDDIR HDRS" >&2
@@ -33,10 +45,28 @@ mkdir -p "$1"
 out=$(cd "$1" && pwd)
 hdrs=$(cd "$2" && pwd)
 src=$out/src
+fio_src=${FIO_SRC:-}
 
 die() {
 	echo "fio-engine/build.sh: $*" >&2
 	exit 1
+}
+
+# FIO_SRC: the tree's ops ABI must be the engine's (fio 3.33's), checked
+# here rather than as a compiler #error deep in a build log.
+check_tree() {
+	[ -d "$fio_src" ] || die "FIO_SRC=$fio_src is not a directory"
+	src=$(cd "$fio_src" && pwd)
+	[ -f "$src/ioengines.h" ] || die "FIO_SRC=$src has no ioengines.h: not a fio source tree"
+	[ -f "$src/config-host.mak" ] ||
+		die "FIO_SRC=$src is not configured: run ./configure there first"
+	have=$(sed -n 's/^#define[[:space:]]*FIO_IOOPS_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$src/ioengines.h")
+	want=$(sed -n 's/^#define[[:space:]]*UC_FIO_IOOPS_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/uringcmd.c")
+	[ -n "$have" ] || die "FIO_SRC=$src: no FIO_IOOPS_VERSION in ioengines.h"
+	[ "$have" = "$want" ] ||
+		die "FIO_SRC=$src has FIO_IOOPS_VERSION $have; the engine is written against $want (fio 3.33): its ops table and the fio structures it uses would not fit"
+	[ -f "$hdrs/linux/blkdev.h" ] ||
+		die "$hdrs/linux/blkdev.h missing: make headers first"
 }
 
 check_version() {
@@ -82,21 +112,31 @@ fetch() {
 # without our flags, so configure runs here whenever the marker is gone.
 configure() {
 	ln -sf "$here/uringcmd.c" "$src/engines/uringcmd.c"
-	if grep -qs "^# uringcmd: $hdrs\$" "$src/config-host.mak"; then
+	marker="# uringcmd: $hdrs $lib $out"
+	if grep -qsxF "$marker" "$src/config-host.mak"; then
 		return 0
 	fi
-	# shellcheck disable=SC2086 # word splitting wanted
-	(cd "$src" && ./configure $FIO_CONFIGURE) >"$out/configure.log" 2>&1 ||
-		die "fio's configure failed (see $out/configure.log)"
+	if [ -n "$fio_src" ]; then
+		# the user's tree: our lines replace any earlier ones, no configure
+		sed -i '/^# uringcmd: /,/^# uringcmd end$/d' "$src/config-host.mak"
+	else
+		# shellcheck disable=SC2086 # word splitting wanted
+		(cd "$src" && ./configure $FIO_CONFIGURE) >"$out/configure.log" 2>&1 ||
+			die "fio's configure failed (see $out/configure.log)"
+	fi
+	flags="-Wextra -Wno-unused-parameter -Werror -I$lib -isystem $hdrs"
+	# shellcheck disable=SC2016 # $(...) and $@ are make's, for make
 	{
-		echo "# uringcmd: $hdrs"
+		echo "$marker"
 		echo "ENGINES += uringcmd"
 		echo "uringcmd_SRCS = engines/uringcmd.c"
 		echo "uringcmd_LIBS = -luring -lnvme"
-		echo "engines/uringcmd.o: override CFLAGS += -Wextra -Wno-unused-parameter -Werror -isystem $hdrs"
+		echo "engines/uringcmd.o: override CFLAGS += $flags"
+		echo "engines/uringcmd.o: $lib/uringcmd.h $lib/uringcmd-nvme.h"
 		echo "$out/lib/uringcmd: engines/uringcmd.c engines/uringcmd.o"
 		printf '\t@mkdir -p $(@D)\n'
-		printf '\t$(CC) $(CPPFLAGS) $(CFLAGS) -Wextra -Wno-unused-parameter -Werror -isystem %s -DURINGCMD_EXTERNAL -fPIC -shared -o $@ $< -luring -lnvme\n' "$hdrs"
+		printf '\t$(CC) $(CPPFLAGS) $(CFLAGS) %s -DURINGCMD_EXTERNAL -fPIC -shared -o $@ $< -luring -lnvme\n' "$flags"
+		echo "# uringcmd end"
 	} >>"$src/config-host.mak"
 }
 
@@ -110,6 +150,14 @@ check_external() {
 	[ -z "$missing" ] || die "the engine needs fio symbols /usr/bin/fio does not export: $missing"
 }
 
+if [ -n "$fio_src" ]; then
+	check_tree
+	configure
+	make -C "$src" -j"$(nproc)" CC="${CC:-ccache gcc}" \
+		"$out/lib/uringcmd" >"$out/make.log" 2>&1 ||
+		die "building the engine against $src failed (see $out/make.log)"
+	exit 0
+fi
 check_version
 fetch
 configure

@@ -6,11 +6,16 @@
  *   - NVMe admin commands on the namespace's block node (/dev/nvme0n1):
  *     identify controller, identify namespace, get log page, get features;
  *   - NVMe reads and writes as passthrough on the block node (and Flush
- *     for fio's fsync=/fdatasync=);
+ *     for fio's fsync=/fdatasync=), discards (rw=trim) as Linux 6.12's
+ *     BLOCK_URING_CMD_DISCARD;
  *   - block device queries (BLKBSZGET and friends) through
  *     BLOCK_URING_CMD_IOCTL, on any block device.
  *
+ * Every command is built by the project's library (lib/uringcmd-nvme.h),
+ * which is also where the table of block queries lives.
+ *
  * Every command is one io_u, so iodepth, rate, runtime, latency percentiles
+ * (slat included: the commit hook records it, as fio's io_uring engines do)
  * and JSON output work as for any engine. Admin answers and block queries
  * are checked against the same question asked through the synchronous
  * ioctl when the file is opened; a mismatch or an NVMe status fails the
@@ -35,28 +40,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
-#include <linux/blkdev.h>	/* BLOCK_URING_CMD_IOCTL: the patched kernel's uapi */
-#include <linux/nvme_ioctl.h>
-#include <liburing.h>
-#include <nvme/types.h>
-#include <nvme/util.h>
+/*
+ * The project's library (-I lib/): liburing, <linux/nvme_ioctl.h> and
+ * libnvme's <nvme/types.h> and <nvme/util.h>. Not libnvme's <nvme/ioctl.h>
+ * (nor <libnvme.h>): it redefines struct nvme_uring_cmd.
+ */
+#include "uringcmd-nvme.h"
 
 #include "../fio.h"
 #include "../optgroup.h"
 
-/* The fio this engine is written against: its ops ABI and its version. */
+/*
+ * The fio ops ABI this engine is written against (fio 3.33's); build.sh
+ * checks a FIO_SRC tree for it before compiling, with a clearer message.
+ */
+#define UC_FIO_IOOPS_VERSION	31
+#if FIO_IOOPS_VERSION != UC_FIO_IOOPS_VERSION
+#error "uringcmd is written against FIO_IOOPS_VERSION 31 (fio 3.33)"
+#endif
+/* The version of the fio tree built against: fio's Makefile defines it. */
+#ifdef FIO_VERSION
+#define UC_FIO_VERSION	FIO_VERSION
+#else
 #define UC_FIO_VERSION	"fio-3.33"
-#if FIO_IOOPS_VERSION != 31
-#error "uringcmd is written against fio 3.33 (FIO_IOOPS_VERSION 31)"
 #endif
 
 enum uc_cmd {
-	UC_CMD_IO = 1,		/* rw= decides: NVMe Read/Write/Flush */
+	UC_CMD_IO = 1,		/* rw= decides: NVMe Read/Write/Flush, discard */
 	UC_CMD_ID_CTRL,
 	UC_CMD_ID_NS,
 	UC_CMD_GET_LOG,
 	UC_CMD_GET_FEATURES,
 	UC_CMD_BLOCK_QUERY,
+	UC_CMD_SMART_LOG,	/* nvme-cli's smart-log: get-log, log_id=2 */
 };
 
 struct uc_options {
@@ -72,6 +88,7 @@ struct uc_options {
 	unsigned int sqpoll_thread;
 	unsigned int sqpoll_cpu;
 	unsigned int sqpoll_cpu_set;
+	unsigned int force_async;
 	unsigned int nonvectored;
 	unsigned int md_per_io_size;	/* fio's io_uring_cmd names */
 	unsigned int pi_act;
@@ -79,35 +96,6 @@ struct uc_options {
 	unsigned int apptag;
 	unsigned int apptag_mask;
 	unsigned int prchk;		/* pi_chk parsed: NVME_IO_PRINFO_PRCHK_* */
-};
-
-/*
- * The read-only block ioctls BLOCK_URING_CMD_IOCTL answers. @size is the
- * width the ioctl writes; @addr says the answer comes back through
- * block_uring_cmd.addr rather than cqe->res.
- */
-struct uc_query {
-	const char *name;
-	unsigned int ioctl;
-	unsigned int size;
-	bool addr;
-};
-
-static const struct uc_query uc_queries[] = {
-	{ "BLKBSZGET",		BLKBSZGET,		sizeof(int),		false },
-	{ "BLKSSZGET",		BLKSSZGET,		sizeof(int),		false },
-	{ "BLKPBSZGET",		BLKPBSZGET,		sizeof(unsigned int),	false },
-	{ "BLKIOMIN",		BLKIOMIN,		sizeof(unsigned int),	false },
-	{ "BLKIOOPT",		BLKIOOPT,		sizeof(unsigned int),	false },
-	{ "BLKROGET",		BLKROGET,		sizeof(int),		false },
-	{ "BLKDISCARDZEROES",	BLKDISCARDZEROES,	sizeof(unsigned int),	false },
-	{ "BLKSECTGET",		BLKSECTGET,		sizeof(unsigned short),	false },
-	{ "BLKROTATIONAL",	BLKROTATIONAL,		sizeof(unsigned short),	false },
-	{ "BLKGETSIZE64",	BLKGETSIZE64,		sizeof(__u64),		true },
-	{ "BLKGETSIZE",		BLKGETSIZE,		sizeof(unsigned long),	true },
-	{ "BLKGETDISKSEQ",	BLKGETDISKSEQ,		sizeof(__u64),		true },
-	{ "BLKRAGET",		BLKRAGET,		sizeof(long),		true },
-	{ "BLKALIGNOFF",	BLKALIGNOFF,		sizeof(int),		true },
 };
 
 /* What an opened file answers through the synchronous ioctls. */
@@ -130,7 +118,11 @@ struct uc_data {
 	unsigned char *md_buf;		/* md_per_io_size bytes by io_u->index */
 	struct io_u **events;		/* completions of one getevents() */
 	unsigned int nr_events;
-	unsigned int queued;		/* prepared, not yet submitted */
+	struct io_u **pending;		/* prepared, not yet submitted, in order */
+	unsigned int pend_head;
+	unsigned int queued;		/* how many of them */
+	unsigned int prepped;		/* force_async: count to N */
+	bool discard_missing;		/* said once: no BLOCK_URING_CMD_DISCARD */
 	unsigned int logged;		/* error lines printed */
 };
 
@@ -143,8 +135,18 @@ static const char *uc_cmd_name(unsigned int cmd)
 	case UC_CMD_GET_LOG:		return "get-log";
 	case UC_CMD_GET_FEATURES:	return "get-features";
 	case UC_CMD_BLOCK_QUERY:	return "block-query";
+	case UC_CMD_SMART_LOG:		return "smart-log";
 	}
 	return "?";
+}
+
+/* nvme-cli's smart-log is get-log of log page 2 (SMART / Health). */
+static void uc_normalize(struct uc_options *o)
+{
+	if (o->cmd == UC_CMD_SMART_LOG) {
+		o->cmd = UC_CMD_GET_LOG;
+		o->log_id = NVME_LOG_LID_SMART;
+	}
 }
 
 static bool uc_is_admin(unsigned int cmd)
@@ -173,8 +175,7 @@ static bool uc_feature_volatile(unsigned int fid)
 static void uc_res_str(int res, char *buf, size_t len)
 {
 	if (res > 0)
-		snprintf(buf, len, "NVMe status %#x (%s)", res,
-			 nvme_status_to_string(res, false));
+		uringcmd_nvme_res_str(res, buf, len);
 	else
 		snprintf(buf, len, "%s", strerror(-res));
 }
@@ -198,18 +199,6 @@ static void uc_log(struct thread_data *td, const char *fmt, ...)
 
 /* ---- command construction -------------------------------------------- */
 
-static void uc_nvme_admin(struct nvme_uring_cmd *c, __u8 opcode, __u32 nsid,
-			  void *buf, __u32 len, __u32 cdw10, __u32 cdw11)
-{
-	memset(c, 0, sizeof(*c));
-	c->opcode = opcode;
-	c->nsid = nsid;
-	c->addr = (__u64)(uintptr_t)buf;
-	c->data_len = len;
-	c->cdw10 = cdw10;
-	c->cdw11 = cdw11;
-}
-
 /*
  * The admin command @cmd for file @uf into @buf (@len bytes: the io_u's).
  * Returns the data length the command transfers.
@@ -218,68 +207,44 @@ static __u32 uc_admin_cmd(const struct uc_options *o, const struct uc_file *uf,
 			  unsigned int cmd, struct nvme_uring_cmd *c, void *buf,
 			  __u32 len)
 {
-	__u32 numd;
-
 	switch (cmd) {
 	case UC_CMD_ID_CTRL:
-		uc_nvme_admin(c, nvme_admin_identify, 0, buf, NVME_IDENTIFY_DATA_SIZE,
-			      NVME_IDENTIFY_CNS_CTRL, 0);
+		uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
 		return NVME_IDENTIFY_DATA_SIZE;
 	case UC_CMD_ID_NS:
-		uc_nvme_admin(c, nvme_admin_identify, uf->nsid, buf,
-			      NVME_IDENTIFY_DATA_SIZE, NVME_IDENTIFY_CNS_NS, 0);
+		uringcmd_nvme_identify(c, uf->nsid, NVME_IDENTIFY_CNS_NS, buf);
 		return NVME_IDENTIFY_DATA_SIZE;
 	case UC_CMD_GET_LOG:
-		numd = len / 4 - 1;
-		uc_nvme_admin(c, nvme_admin_get_log_page, NVME_NSID_ALL, buf, len,
-			      (numd & 0xffff) << 16 | o->log_id, numd >> 16);
+		uringcmd_nvme_get_log(c, NVME_NSID_ALL, o->log_id, buf, len);
 		return len;
 	case UC_CMD_GET_FEATURES:
 		len = uc_feature_data_len(o->fid);
-		uc_nvme_admin(c, nvme_admin_get_features, 0, len ? buf : NULL,
-			      len, o->fid, 0);
+		uringcmd_nvme_get_features(c, o->fid, NVME_GET_FEATURES_SEL_CURRENT,
+					   len ? buf : NULL, len);
 		return len;
 	}
 	return 0;
 }
 
-static void uc_sqe_init(struct io_uring_sqe *sqe, int fd, __u32 cmd_op)
+static const struct uringcmd_block_query *uc_query_of(const struct uc_options *o)
 {
-	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = cmd_op;
-}
-
-static void uc_block_query(struct io_uring_sqe *sqe, unsigned int ioctl_cmd,
-			   void *addr)
-{
-	struct block_uring_cmd *bc = (struct block_uring_cmd *)sqe->cmd;
-
-	bc->ioctl_cmd = ioctl_cmd;
-	bc->flags = 0;
-	bc->addr = (__u64)(uintptr_t)addr;
+	return &uringcmd_block_queries[o->query];
 }
 
 /* ---- opening a file: the ioctl answers and a probe of the ring path ----- */
 
-static int uc_ioctl_admin(int fd, __u8 opcode, __u32 nsid, void *buf, __u32 len,
-			  __u32 cdw10, __u32 *result)
+/* @c through NVME_IOCTL_ADMIN_CMD: 0, an NVMe status or -errno. */
+static int uc_ioctl_admin(int fd, const struct nvme_uring_cmd *c, __u32 *result)
 {
-	struct nvme_admin_cmd c = {
-		.opcode = opcode,
-		.nsid = nsid,
-		.addr = (__u64)(uintptr_t)buf,
-		.data_len = len,
-		.cdw10 = cdw10,
-	};
+	struct nvme_passthru_cmd p;
 	int ret;
 
-	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c);
+	uringcmd_nvme_to_passthru(c, &p);
+	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &p);
 	if (ret < 0)
 		return -errno;
 	if (result)
-		*result = c.result;
+		*result = p.result;
 	return ret;
 }
 
@@ -288,7 +253,7 @@ static int uc_ioctl_admin(int fd, __u8 opcode, __u32 nsid, void *buf, __u32 len,
  * kernel without uring_cmd on block devices from one that has it before
  * the job starts, and reads the answer to compare with the ioctl's.
  */
-static int uc_probe(int fd, __u32 cmd_op, const void *payload, size_t len)
+static int uc_probe(const struct io_uring_sqe tmpl[2])
 {
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
@@ -303,8 +268,7 @@ static int uc_probe(int fd, __u32 cmd_op, const void *payload, size_t len)
 		io_uring_queue_exit(&ring);
 		return -EBUSY;
 	}
-	uc_sqe_init(sqe, fd, cmd_op);
-	memcpy(sqe->cmd, payload, len);
+	memcpy(sqe, tmpl, 2 * sizeof(*sqe));	/* SQE128 */
 	ret = io_uring_submit_and_wait(&ring, 1);
 	if (ret >= 0)
 		ret = io_uring_wait_cqe(&ring, &cqe);
@@ -343,7 +307,7 @@ static int uc_probe_failed(struct thread_data *td, struct fio_file *f,
 			   const char *what, int res, bool nvme)
 {
 	const char *hint = uc_probe_hint(res, nvme);
-	char rs[160];
+	char rs[256];
 
 	uc_res_str(res, rs, sizeof(rs));
 	uc_log(td, "%s: %s through io_uring failed: %s%s%s", f->file_name, what,
@@ -352,39 +316,34 @@ static int uc_probe_failed(struct thread_data *td, struct fio_file *f,
 	return 1;
 }
 
-static const struct uc_query *uc_query_of(const struct uc_options *o)
-{
-	return &uc_queries[o->query];
-}
-
 static int uc_open_query(struct thread_data *td, struct fio_file *f,
 			 struct uc_file *uf)
 {
-	const struct uc_query *q = uc_query_of(td->eo);
-	struct block_uring_cmd bc = { .ioctl_cmd = q->ioctl };
-	union { __u64 u64; unsigned int u; unsigned short us; } v = { 0 };
-	__u64 answer = 0;
+	const struct uringcmd_block_query *q = uc_query_of(td->eo);
+	union { __u64 u64; __u32 u; __u16 us; } v = { 0 };
+	struct io_uring_sqe tmpl[2] = { 0 };
+	__u64 slot = 0, answer = 0;
 	int ret;
 
-	if (ioctl(f->fd, q->ioctl, &v) < 0) {
+	if (ioctl(f->fd, q->cmd, &v) < 0) {
 		uc_log(td, "%s: ioctl(%s): %s", f->file_name, q->name, strerror(errno));
 		td_verror(td, errno, "ioctl");
 		return 1;
 	}
-	if (q->size == 2)
+	/* widened as the kernel widens it: signed answers sign-extended */
+	if (q->ioctl_size == 2)
 		uf->query = v.us;
-	else if (q->size == 4)
-		uf->query = q->ioctl == BLKALIGNOFF ? (__u64)(__s64)(int)v.u : v.u;
+	else if (q->ioctl_size == 4)
+		uf->query = q->ioctl_signed ? (__u64)(__s64)(__s32)v.u : v.u;
 	else
 		uf->query = v.u64;
 
-	if (q->addr)
-		bc.addr = (__u64)(uintptr_t)&answer;
-	ret = uc_probe(f->fd, BLOCK_URING_CMD_IOCTL, &bc, sizeof(bc));
+	uringcmd_prep_block_query(&tmpl[0], f->fd, q->cmd,
+				  q->needs_addr ? &slot : NULL);
+	ret = uc_probe(tmpl);
 	if (ret < 0)
 		return uc_probe_failed(td, f, q->name, ret, false);
-	if (!q->addr)
-		answer = (__u64)ret;
+	uringcmd_block_query_answer(q, ret, q->needs_addr ? &slot : NULL, &answer);
 	if (answer != uf->query) {
 		uc_log(td, "%s: %s through io_uring answers %llu, the ioctl %llu",
 		       f->file_name, q->name, (unsigned long long)answer,
@@ -395,13 +354,48 @@ static int uc_open_query(struct thread_data *td, struct fio_file *f,
 	return 0;
 }
 
+/* The one line for a kernel or device without BLOCK_URING_CMD_DISCARD. */
+static void uc_no_discard(struct thread_data *td, struct fio_file *f)
+{
+	uc_log(td, "%s: rw=trim: no BLOCK_URING_CMD_DISCARD here (-EOPNOTSUPP): "
+	       "the kernel lacks Linux 6.12's io_uring discard, or the device "
+	       "cannot discard", f->file_name);
+}
+
+/*
+ * rw=trim: is there a BLOCK_URING_CMD_DISCARD? An empty range asks without
+ * discarding anything: Linux 6.12's command refuses it with -EINVAL once it
+ * has checked the open mode (-EBADF) and the device (-EOPNOTSUPP), and a
+ * kernel without the command says -EOPNOTSUPP.
+ */
+static int uc_probe_discard(struct thread_data *td, struct fio_file *f)
+{
+	struct io_uring_sqe tmpl[2] = { 0 };
+	int ret;
+
+	io_uring_prep_cmd_discard(&tmpl[0], f->fd, 0, 0);
+	ret = uc_probe(tmpl);
+	if (ret == -EINVAL)
+		return 0;
+	if (ret == -EOPNOTSUPP) {
+		uc_no_discard(td, f);
+		td_verror(td, EOPNOTSUPP, "uringcmd discard");
+		return 1;
+	}
+	uc_log(td, "%s: rw=trim: BLOCK_URING_CMD_DISCARD of nothing: %s, "
+	       "expected -EINVAL", f->file_name, strerror(-ret));
+	td_verror(td, ret < 0 ? -ret : EIO, "uringcmd discard");
+	return 1;
+}
+
 static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 			struct uc_file *uf)
 {
 	struct uc_options *o = td->eo;
+	struct io_uring_sqe tmpl[2] = { 0 };
 	struct nvme_uring_cmd c;
 	struct nvme_id_ns *probe;
-	unsigned int lbaf, ms;
+	unsigned int ms;
 	int ret;
 
 	ret = ioctl(f->fd, NVME_IOCTL_ID);
@@ -414,21 +408,18 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 	}
 	uf->nsid = ret;
 
-	ret = uc_ioctl_admin(f->fd, nvme_admin_identify, uf->nsid, &uf->id_ns,
-			     sizeof(uf->id_ns), NVME_IDENTIFY_CNS_NS, NULL);
+	uringcmd_nvme_identify(&c, uf->nsid, NVME_IDENTIFY_CNS_NS, &uf->id_ns);
+	ret = uc_ioctl_admin(f->fd, &c, NULL);
 	if (ret) {
-		char rs[160];
+		char rs[256];
 
 		uc_res_str(ret, rs, sizeof(rs));
 		uc_log(td, "%s: identify namespace (ioctl): %s", f->file_name, rs);
 		td_verror(td, ret < 0 ? -ret : EIO, "NVME_IOCTL_ADMIN_CMD");
 		return 1;
 	}
-	lbaf = uf->id_ns.flbas & 0xf;
-	if (uf->id_ns.nlbaf > 15)	/* 6.1: at most 16 formats */
-		lbaf |= (uf->id_ns.flbas & 0x60) >> 1;
-	uf->lba_shift = uf->id_ns.lbaf[lbaf].ds;
-	ms = le16toh(uf->id_ns.lbaf[lbaf].ms);
+	uf->lba_shift = uringcmd_nvme_ns_lba_shift(&uf->id_ns);
+	ms = uringcmd_nvme_ns_ms(&uf->id_ns);
 
 	if (o->cmd == UC_CMD_IO) {
 		unsigned long long lbs = 1ULL << uf->lba_shift;
@@ -439,7 +430,7 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		md = md / lbs * ms;
 		uf->ms = ms;
 		uf->pi_type = uf->id_ns.dps & NVME_NS_DPS_PI_MASK;
-		if (ms && (uf->id_ns.flbas & NVME_NS_FLBAS_META_EXT)) {
+		if (uringcmd_nvme_ns_extended(&uf->id_ns)) {
 			uc_log(td, "%s: extended LBAs (%u bytes of metadata inside each "
 			       "block): cmd=io supports separate metadata only",
 			       f->file_name, ms);
@@ -462,7 +453,7 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 			return 1;
 		}
 		if (td->o.min_bs[DDIR_READ] % lbs || td->o.min_bs[DDIR_WRITE] % lbs ||
-		    td->o.bs_unaligned) {
+		    td->o.min_bs[DDIR_TRIM] % lbs || td->o.bs_unaligned) {
 			uc_log(td, "%s: block sizes must be multiples of the LBA size %llu",
 			       f->file_name, lbs);
 			td_verror(td, EINVAL, "uringcmd open");
@@ -470,18 +461,19 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		}
 	}
 	if (o->cmd == UC_CMD_ID_CTRL) {
-		ret = uc_ioctl_admin(f->fd, nvme_admin_identify, 0, &uf->id_ctrl,
-				     sizeof(uf->id_ctrl), NVME_IDENTIFY_CNS_CTRL, NULL);
+		uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, &uf->id_ctrl);
+		ret = uc_ioctl_admin(f->fd, &c, NULL);
 	} else if (o->cmd == UC_CMD_GET_FEATURES) {
 		__u32 len = uc_feature_data_len(o->fid);
 		void *buf = len ? calloc(1, len) : NULL;
 
-		ret = uc_ioctl_admin(f->fd, nvme_admin_get_features, 0, buf, len,
-				     o->fid, &uf->feature);
+		uringcmd_nvme_get_features(&c, o->fid, NVME_GET_FEATURES_SEL_CURRENT,
+					   buf, len);
+		ret = uc_ioctl_admin(f->fd, &c, &uf->feature);
 		free(buf);
 	}
 	if (ret) {
-		char rs[160];
+		char rs[256];
 
 		uc_res_str(ret, rs, sizeof(rs));
 		uc_log(td, "%s: %s (ioctl): %s", f->file_name, uc_cmd_name(o->cmd), rs);
@@ -495,14 +487,16 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	uc_nvme_admin(&c, nvme_admin_identify, uf->nsid, probe, sizeof(*probe),
-		      NVME_IDENTIFY_CNS_NS, 0);
-	ret = uc_probe(f->fd, NVME_URING_CMD_ADMIN, &c, sizeof(c));
+	uringcmd_nvme_identify(&c, uf->nsid, NVME_IDENTIFY_CNS_NS, probe);
+	uringcmd_prep_nvme(&tmpl[0], f->fd, NVME_URING_CMD_ADMIN, &c);
+	ret = uc_probe(tmpl);
 	if (!ret && probe->nsze != uf->id_ns.nsze)
 		ret = -EIO;
 	free(probe);
 	if (ret)
 		return uc_probe_failed(td, f, "identify namespace", ret, true);
+	if (o->cmd == UC_CMD_IO && td_trim(td))
+		return uc_probe_discard(td, f);
 	return 0;
 }
 
@@ -514,6 +508,7 @@ static int fio_uringcmd_open_file(struct thread_data *td, struct fio_file *f)
 	struct stat st;
 	int ret;
 
+	uc_normalize(o);	/* fio may open files before init */
 	ret = generic_open_file(td, f);
 	if (ret)
 		return ret;
@@ -573,59 +568,67 @@ static int fio_uringcmd_close_file(struct thread_data *td, struct fio_file *f)
 
 /* ---- queueing and completing ------------------------------------------ */
 
+/* The fd of @f for an SQE: its index among the registered files, or its fd. */
+static int uc_sqe_fd(const struct uc_options *o, const struct fio_file *f)
+{
+	return o->registerfiles ? (int)f->fileno : f->fd;
+}
+
+/* An NVMe Read/Write/Flush (or a discard for rw=trim) for @io_u. */
 static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		       struct io_uring_sqe *sqe)
 {
 	struct uc_options *o = td->eo;
 	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
-	struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
+	int fd = uc_sqe_fd(o, io_u->file);
 	__u64 slba = io_u->offset >> uf->lba_shift;
-	__u32 nlb = (io_u->xfer_buflen >> uf->lba_shift) - 1;
+	__u32 nlb = io_u->xfer_buflen >> uf->lba_shift;
 	struct uc_data *ld = td->io_ops_data;
 	struct iovec *iov = &ld->iovs[io_u->index];
+	struct nvme_uring_cmd c;
+	__u8 opcode;
 
-	/* uc_sqe_init() zeroed the whole SQE128, command included */
-	c->nsid = uf->nsid;
 	switch (io_u->ddir) {
 	case DDIR_READ:
-		c->opcode = nvme_cmd_read;
+		opcode = nvme_cmd_read;
 		break;
 	case DDIR_WRITE:
-		c->opcode = nvme_cmd_write;
+		opcode = nvme_cmd_write;
 		break;
+	case DDIR_TRIM:
+		io_uring_prep_cmd_discard(sqe, fd, io_u->offset, io_u->xfer_buflen);
+		return;
 	default:	/* DDIR_SYNC, DDIR_DATASYNC: fio's fsync= */
-		c->opcode = nvme_cmd_flush;
-		sqe->cmd_op = NVME_URING_CMD_IO;
+		uringcmd_nvme_flush(&c, uf->nsid);
+		uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
 		return;
 	}
-	c->cdw10 = slba & 0xffffffff;
-	c->cdw11 = slba >> 32;
-	c->cdw12 = nlb;
-	/* PRACT with metadata that is only PI: the controller moves none */
-	if (uf->ms && ld->md_buf && !(o->pi_act && uf->pi_type && uf->ms == 8)) {
-		c->metadata = (__u64)(uintptr_t)(ld->md_buf +
-				(size_t)io_u->index * o->md_per_io_size);
-		c->metadata_len = (nlb + 1) * uf->ms;
-	}
-	if (uf->pi_type) {
-		/* PRINFO in bits 29:26; Types 1 and 2 check the LBA's reference tag */
-		c->cdw12 |= (__u32)((o->pi_act ? NVME_IO_PRINFO_PRACT : 0) |
-				    o->prchk) << 16;
-		if (uf->pi_type != 3)
-			c->cdw14 = slba & 0xffffffff;
-		c->cdw15 = (o->apptag & 0xffff) | (o->apptag_mask & 0xffff) << 16;
-	}
 	if (o->nonvectored) {
-		sqe->cmd_op = NVME_URING_CMD_IO;
-		c->addr = (__u64)(uintptr_t)io_u->xfer_buf;
-		c->data_len = io_u->xfer_buflen;
+		uringcmd_nvme_rw(&c, opcode, uf->nsid, io_u->xfer_buf,
+				 io_u->xfer_buflen, slba, nlb);
 	} else {
-		sqe->cmd_op = NVME_URING_CMD_IO_VEC;
 		iov->iov_base = io_u->xfer_buf;
 		iov->iov_len = io_u->xfer_buflen;
-		c->addr = (__u64)(uintptr_t)iov;
-		c->data_len = 1;
+		uringcmd_nvme_rw_vec(&c, opcode, uf->nsid, iov, 1, slba, nlb);
 	}
+	/* PRACT with metadata that is only PI: the controller moves none */
+	if (uf->ms && ld->md_buf && !(o->pi_act && uf->pi_type && uf->ms == 8))
+		uringcmd_nvme_set_metadata(&c, ld->md_buf +
+					   (size_t)io_u->index * o->md_per_io_size,
+					   nlb * uf->ms);
+	if (uf->pi_type) {
+		/* PRINFO in bits 29:26; Types 1 and 2 check the LBA's reference tag */
+		c.cdw12 |= (__u32)((o->pi_act ? NVME_IO_PRINFO_PRACT : 0) |
+				   o->prchk) << 16;
+		if (uf->pi_type != 3)
+			c.cdw14 = slba & 0xffffffff;
+		c.cdw15 = (o->apptag & 0xffff) | (o->apptag_mask & 0xffff) << 16;
+	}
+	if (o->fixedbufs)
+		uringcmd_prep_nvme_fixed(sqe, fd, NVME_URING_CMD_IO, &c, io_u->index);
+	else
+		uringcmd_prep_nvme(sqe, fd, o->nonvectored ? NVME_URING_CMD_IO :
+				   NVME_URING_CMD_IO_VEC, &c);
 }
 
 static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
@@ -634,11 +637,13 @@ static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
 	struct uc_options *o = td->eo;
 	struct uc_data *ld = td->io_ops_data;
 	struct fio_file *f = io_u->file;
+	int fd = uc_sqe_fd(o, f);
 	struct io_uring_sqe *sqe;
 
 	fio_ro_check(td, io_u);
 
-	if (o->cmd == UC_CMD_IO && !ddir_rw(io_u->ddir) && !ddir_sync(io_u->ddir)) {
+	if (o->cmd == UC_CMD_IO && !ddir_rw(io_u->ddir) && !ddir_sync(io_u->ddir) &&
+	    io_u->ddir != DDIR_TRIM) {
 		io_u->error = EOPNOTSUPP;
 		return FIO_Q_COMPLETED;
 	}
@@ -646,35 +651,72 @@ static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
 	if (!sqe)
 		return FIO_Q_BUSY;
 
-	uc_sqe_init(sqe, o->registerfiles ? (int)f->fileno : f->fd, 0);
-	if (o->registerfiles)
-		sqe->flags |= IOSQE_FIXED_FILE;
-
+	/* the ring is SQE128: what a command leaves unused must be zero */
+	uringcmd_sqe128_clear(sqe);
 	switch (o->cmd) {
 	case UC_CMD_IO:
 		uc_prep_io(td, io_u, sqe);
 		break;
 	case UC_CMD_BLOCK_QUERY: {
-		const struct uc_query *q = uc_query_of(o);
+		const struct uringcmd_block_query *q = uc_query_of(o);
 
-		sqe->cmd_op = BLOCK_URING_CMD_IOCTL;
-		uc_block_query(sqe, q->ioctl, q->addr ? io_u->xfer_buf : NULL);
+		uringcmd_prep_block_query(sqe, fd, q->cmd,
+					  q->needs_addr ? io_u->xfer_buf : NULL);
 		break;
 	}
-	default:
-		sqe->cmd_op = NVME_URING_CMD_ADMIN;
-		uc_admin_cmd(o, FILE_ENG_DATA(f), o->cmd,
-			     (struct nvme_uring_cmd *)sqe->cmd, io_u->xfer_buf,
+	default: {
+		struct nvme_uring_cmd c;
+
+		uc_admin_cmd(o, FILE_ENG_DATA(f), o->cmd, &c, io_u->xfer_buf,
 			     io_u->xfer_buflen);
+		if (o->fixedbufs)
+			uringcmd_prep_nvme_fixed(sqe, fd, NVME_URING_CMD_ADMIN, &c,
+						 io_u->index);
+		else
+			uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_ADMIN, &c);
 		break;
 	}
-	if (o->fixedbufs && o->cmd != UC_CMD_BLOCK_QUERY) {
-		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-		sqe->buf_index = io_u->index;
+	}
+	if (o->registerfiles)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	/* as fio's io_uring engines: IOSQE_ASYNC on every N-th command */
+	if (o->force_async && ++ld->prepped == o->force_async) {
+		ld->prepped = 0;
+		sqe->flags |= IOSQE_ASYNC;
 	}
 	io_uring_sqe_set_data(sqe, io_u);
+	ld->pending[(ld->pend_head + ld->queued) % td->o.iodepth] = io_u;
 	ld->queued++;
 	return FIO_Q_QUEUED;
+}
+
+/*
+ * The first @nr pending commands are in the kernel now: their issue time
+ * and submission latency. fio records slat only through io_u_queued(),
+ * which an engine with a commit hook must call itself (backend.c), and
+ * FIO_ASYNCIO_SETS_ISSUE_TIME tells fio not to stamp issue_time at queue
+ * time; as fio's io_uring engines do.
+ */
+static void uc_queued(struct thread_data *td, unsigned int nr)
+{
+	struct uc_data *ld = td->io_ops_data;
+	bool stamp = fio_fill_issue_time(td);
+	struct timespec now;
+
+	if (stamp)
+		fio_gettime(&now, NULL);
+	while (nr--) {
+		struct io_u *io_u = ld->pending[ld->pend_head];
+
+		ld->pend_head = (ld->pend_head + 1) % td->o.iodepth;
+		ld->queued--;
+		if (!stamp)
+			continue;
+		memcpy(&io_u->issue_time, &now, sizeof(now));
+		io_u_queued(td, io_u);
+	}
+	if (stamp && td->o.read_iolog_file)
+		memcpy(&td->last_issue, &now, sizeof(now));
 }
 
 static int fio_uringcmd_commit(struct thread_data *td)
@@ -686,8 +728,8 @@ static int fio_uringcmd_commit(struct thread_data *td)
 		ret = io_uring_submit(&ld->ring);
 		if (ret > 0) {
 			io_u_mark_submit(td, ret);
-			ld->queued = (unsigned int)ret >= ld->queued ? 0 :
-				     ld->queued - ret;
+			uc_queued(td, (unsigned int)ret < ld->queued ?
+				  (unsigned int)ret : ld->queued);
 			continue;
 		}
 		if (ret == -EAGAIN || ret == -EINTR || ret == -EBUSY) {
@@ -769,10 +811,12 @@ static int uc_check_admin(struct thread_data *td, struct io_u *io_u,
 
 static int uc_check_query(struct thread_data *td, struct io_u *io_u, int res)
 {
-	const struct uc_query *q = uc_query_of(td->eo);
+	const struct uringcmd_block_query *q = uc_query_of(td->eo);
 	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
-	__u64 answer = q->addr ? *(__u64 *)io_u->xfer_buf : (__u64)res;
+	__u64 answer = 0;
 
+	uringcmd_block_query_answer(q, res, q->needs_addr ? io_u->xfer_buf : NULL,
+				    &answer);
 	if (answer == uf->query)
 		return 0;
 	uc_log(td, "%s: %s answers %llu, the ioctl %llu", io_u->file->file_name,
@@ -784,11 +828,19 @@ static void uc_complete(struct thread_data *td, struct io_u *io_u,
 			const struct io_uring_cqe *cqe)
 {
 	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
 	int res = cqe->res;
 
 	io_u->error = 0;
+	if (io_u->ddir == DDIR_TRIM && res == -EOPNOTSUPP) {
+		if (!ld->discard_missing)
+			uc_no_discard(td, io_u->file);
+		ld->discard_missing = true;
+		io_u->error = EOPNOTSUPP;
+		return;
+	}
 	if (res < 0 || (res > 0 && o->cmd != UC_CMD_BLOCK_QUERY)) {
-		char rs[160];
+		char rs[256];
 
 		uc_res_str(res, rs, sizeof(rs));
 		if (o->cmd == UC_CMD_IO)
@@ -886,7 +938,25 @@ static int uc_check_options(struct thread_data *td)
 	struct uc_options *o = td->eo;
 	const char *name = uc_cmd_name(o->cmd);
 
+	uc_normalize(o);
 	if (o->cmd != UC_CMD_IO) {
+		/*
+		 * An admin command or a query reads no device range: without a
+		 * bound fio would issue size/bs of them, a billion identifies
+		 * for a 4 TB namespace.
+		 */
+		if (!td->o.number_ios && !fio_option_is_set(&td->o, io_size) &&
+		    !fio_option_is_set(&td->o, timeout)) {
+			log_err("fio: uringcmd: cmd=%s is not bounded by the device: "
+				"set number_ios=, io_size= or runtime=\n", name);
+			return 1;
+		}
+		if (o->hipri && uc_is_admin(o->cmd)) {
+			log_err("fio: uringcmd: hipri polls I/O queues; cmd=%s is an "
+				"admin command, which an IOPOLL ring refuses: drop hipri\n",
+				name);
+			return 1;
+		}
 		if (td_write(td) || td_trim(td)) {
 			log_err("fio: uringcmd: cmd=%s only reads: use rw=read or "
 				"rw=randread\n", name);
@@ -897,9 +967,6 @@ static int uc_check_options(struct thread_data *td)
 				"cmd=%s is checked by check=1\n", name);
 			return 1;
 		}
-	} else if (td_trim(td)) {
-		log_err("fio: uringcmd: cmd=io does not trim\n");
-		return 1;
 	}
 	if (uc_is_admin(o->cmd) && td->o.min_bs[DDIR_READ] != td->o.max_bs[DDIR_READ]) {
 		log_err("fio: uringcmd: cmd=%s needs one block size (bs=)\n", name);
@@ -988,7 +1055,8 @@ static int fio_uringcmd_init(struct thread_data *td)
 	ld->io_us = calloc(td->o.iodepth, sizeof(*ld->io_us));
 	ld->events = calloc(td->o.iodepth, sizeof(*ld->events));
 	ld->iovs = calloc(td->o.iodepth, sizeof(*ld->iovs));
-	if (!ld->io_us || !ld->events || !ld->iovs)
+	ld->pending = calloc(td->o.iodepth, sizeof(*ld->pending));
+	if (!ld->io_us || !ld->events || !ld->iovs || !ld->pending)
 		return 1;
 	if (o->md_per_io_size) {
 		ld->md_buf = calloc(td->o.iodepth, o->md_per_io_size);
@@ -1075,6 +1143,7 @@ static void fio_uringcmd_cleanup(struct thread_data *td)
 	free(ld->io_us);
 	free(ld->events);
 	free(ld->iovs);
+	free(ld->pending);
 	free(ld->md_buf);
 	free(ld);
 	td->io_ops_data = NULL;
@@ -1086,6 +1155,22 @@ static int fio_uringcmd_sqpoll_cb(void *data, unsigned long long *val)
 
 	o->sqpoll_cpu = *val;
 	o->sqpoll_cpu_set = 1;
+	return 0;
+}
+
+/* block_query=: any case, one of the library's table */
+static int fio_uringcmd_query_cb(void *data, const char *str)
+{
+	const struct uringcmd_block_query *q = uringcmd_block_query_by_name(str);
+	struct uc_options *o = data;
+
+	if (!q) {
+		log_err("fio: uringcmd: block_query=%s is not a query "
+			"BLOCK_URING_CMD_IOCTL answers (fio --enghelp=uringcmd "
+			"lists them)\n", str);
+		return 1;
+	}
+	o->query = q - uringcmd_block_queries;
 	return 0;
 }
 
@@ -1106,17 +1191,33 @@ static struct fio_option options[] = {
 			    .oval = UC_CMD_ID_CTRL,
 			    .help = "NVMe Identify Controller (bs=4k)",
 			  },
+			  { .ival = "id-ctrl",
+			    .oval = UC_CMD_ID_CTRL,
+			    .help = "identify-ctrl, as nvme-cli spells it",
+			  },
 			  { .ival = "identify-ns",
 			    .oval = UC_CMD_ID_NS,
 			    .help = "NVMe Identify Namespace (bs=4k)",
+			  },
+			  { .ival = "id-ns",
+			    .oval = UC_CMD_ID_NS,
+			    .help = "identify-ns, as nvme-cli spells it",
 			  },
 			  { .ival = "get-log",
 			    .oval = UC_CMD_GET_LOG,
 			    .help = "NVMe Get Log Page log_id, bs= bytes of it",
 			  },
+			  { .ival = "smart-log",
+			    .oval = UC_CMD_SMART_LOG,
+			    .help = "get-log of log_id=2, SMART / health (bs=512), as nvme-cli",
+			  },
 			  { .ival = "get-features",
 			    .oval = UC_CMD_GET_FEATURES,
 			    .help = "NVMe Get Features fid (current value)",
+			  },
+			  { .ival = "get-feature",
+			    .oval = UC_CMD_GET_FEATURES,
+			    .help = "get-features, as nvme-cli spells it",
 			  },
 			  { .ival = "block-query",
 			    .oval = UC_CMD_BLOCK_QUERY,
@@ -1153,26 +1254,14 @@ static struct fio_option options[] = {
 	{
 		.name	= "block_query",
 		.lname	= "Block device query",
-		.type	= FIO_OPT_STR,
-		.off1	= offsetof(struct uc_options, query),
-		.help	= "The ioctl cmd=block-query asks (BLOCK_URING_CMD_IOCTL)",
+		.type	= FIO_OPT_STR_STORE,
+		.cb	= fio_uringcmd_query_cb,
+		.help	= "The ioctl cmd=block-query asks (BLOCK_URING_CMD_IOCTL), any case: "
+			  "BLKROGET BLKBSZGET BLKSSZGET BLKPBSZGET BLKIOMIN BLKIOOPT "
+			  "BLKDISCARDZEROES BLKSECTGET BLKROTATIONAL BLKGETZONESZ "
+			  "BLKGETNRZONES BLKALIGNOFF BLKGETSIZE64 BLKGETSIZE "
+			  "BLKGETDISKSEQ BLKRAGET BLKFRAGET",
 		.def	= "BLKBSZGET",
-		.posval = {
-			  { .ival = "BLKBSZGET", .oval = 0, .help = "soft block size" },
-			  { .ival = "BLKSSZGET", .oval = 1, .help = "logical block size" },
-			  { .ival = "BLKPBSZGET", .oval = 2, .help = "physical block size" },
-			  { .ival = "BLKIOMIN", .oval = 3, .help = "minimum I/O size" },
-			  { .ival = "BLKIOOPT", .oval = 4, .help = "optimal I/O size" },
-			  { .ival = "BLKROGET", .oval = 5, .help = "read-only flag" },
-			  { .ival = "BLKDISCARDZEROES", .oval = 6, .help = "discard zeroes (0)" },
-			  { .ival = "BLKSECTGET", .oval = 7, .help = "max sectors per request" },
-			  { .ival = "BLKROTATIONAL", .oval = 8, .help = "rotational flag" },
-			  { .ival = "BLKGETSIZE64", .oval = 9, .help = "size in bytes (via addr)" },
-			  { .ival = "BLKGETSIZE", .oval = 10, .help = "size in sectors (via addr)" },
-			  { .ival = "BLKGETDISKSEQ", .oval = 11, .help = "disk sequence number (via addr)" },
-			  { .ival = "BLKRAGET", .oval = 12, .help = "read-ahead in sectors (via addr)" },
-			  { .ival = "BLKALIGNOFF", .oval = 13, .help = "alignment offset (via addr)" },
-		},
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
@@ -1228,6 +1317,15 @@ static struct fio_option options[] = {
 		.type	= FIO_OPT_INT,
 		.cb	= fio_uringcmd_sqpoll_cb,
 		.help	= "What CPU to run SQ thread polling on",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "force_async",
+		.lname	= "Force async",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct uc_options, force_async),
+		.help	= "Set IOSQE_ASYNC every N requests",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
@@ -1304,7 +1402,8 @@ static struct ioengine_ops ioengine = {
 #endif
 	.name			= "uringcmd",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_NO_OFFLOAD | FIO_MEMALIGN | FIO_RAWIO | FIO_NOEXTEND,
+	.flags			= FIO_NO_OFFLOAD | FIO_MEMALIGN | FIO_RAWIO | FIO_NOEXTEND |
+				  FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init			= fio_uringcmd_init,
 	.post_init		= fio_uringcmd_post_init,
 	.io_u_init		= fio_uringcmd_io_u_init,
