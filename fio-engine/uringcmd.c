@@ -936,9 +936,10 @@ static int uc_check_fio(void)
 static int uc_check_options(struct thread_data *td)
 {
 	struct uc_options *o = td->eo;
-	const char *name = uc_cmd_name(o->cmd);
+	const char *name;
 
 	uc_normalize(o);
+	name = uc_cmd_name(o->cmd);
 	if (o->cmd != UC_CMD_IO) {
 		/*
 		 * An admin command or a query reads no device range: without a

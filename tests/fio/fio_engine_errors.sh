@@ -3,10 +3,12 @@
 # Description: ioengine=uringcmd refuses what it cannot do with one line
 # naming the cause, and an error status, within seconds: a char device, a
 # regular file, a block device that is not NVMe for NVMe commands, bad
-# options, an NVMe status (decoded) from the controller.
+# options, an admin or query job bounded by neither number_ios, io_size nor
+# runtime, hipri with an admin command, an example job without UC_DEV, an
+# NVMe status (decoded) from the controller.
 #
 #   fio_engine_errors.sh NVME_DEV NVME_CHAR [NVME_CTRL]
-# Environment: TEST_FIO, TEST_NULLB_DEV.
+# Environment: TEST_FIO, TEST_FIO_EXAMPLES, TEST_NULLB_DEV.
 set -eu
 
 me=fio_engine_errors
@@ -72,3 +74,24 @@ expect_error "misaligned I/O" "multiples of the LBA size" --filename="$dev" \
 # A log page the controller does not have: its status, decoded.
 expect_error "NVMe status" "get-log: NVMe status 0x[0-9a-f]+ \([A-Za-z]" \
 	--filename="$dev" --cmd=get-log --log_id=191 --bs=512
+# Unbounded admin and query jobs (number_ios=0 undoes the default above):
+# refused in one line, not size/bs commands issued.
+expect_error "unbounded admin" \
+	"cmd=identify-ctrl is not bounded by the device: set number_ios=, io_size= or runtime=" \
+	--filename="$dev" --cmd=id-ctrl --number_ios=0
+expect_error "unbounded query" "cmd=block-query is not bounded by the device" \
+	--filename="$dev" --cmd=block-query --block_query=blkgetsize64 --number_ios=0
+expect_error "hipri admin" "hipri polls I/O queues; cmd=get-log is an admin command" \
+	--filename="$dev" --cmd=smart-log --bs=512 --hipri
+# The examples take their device from UC_DEV, which fio expands; unset, the
+# job is refused rather than run on some default device.
+examples=${TEST_FIO_EXAMPLES:-}
+if [ -f "$examples/identify-qd-sweep.fio" ]; then
+	rc=0
+	env -u UC_DEV timeout -k 5 60 "$fio" "$examples/identify-qd-sweep.fio" \
+		>"$work/uc_dev.out" 2>&1 || rc=$?
+	[ "$rc" != 0 ] || fail "example without UC_DEV: fio exited 0"
+	# shellcheck disable=SC2016 # fio's message quotes the job file's ${UC_DEV}
+	grep -qF 'failed parsing filename=${UC_DEV}' "$work/uc_dev.out" ||
+		fail "example without UC_DEV: $(head -n 2 "$work/uc_dev.out" | tr '\n' ' ')"
+fi

@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Description: every job in fio-engine/examples/ runs with ioengine=uringcmd
-# against the NVMe block node and does what it says: the expected number of
-# I/Os per job, no error, verify passing, latency figures in the JSON; the
-# block queries again on a non-NVMe block device; then the ring modes
-# (hipri, sqthread_poll, IO_VEC, fixedbufs, registerfiles) on short jobs.
+# against the NVMe block node (UC_DEV=..., as a user runs them) and does what
+# it says: the expected number of I/Os per job, no error, verify passing,
+# latency figures, slat included, in the JSON; the discard example, or the
+# one line of a kernel without BLOCK_URING_CMD_DISCARD; the block queries
+# again on a non-NVMe block device; nvme-cli's command spellings, block
+# queries in any case, io_size= as the bound, force_async; then the ring
+# modes (hipri, sqthread_poll, IO_VEC, fixedbufs, registerfiles). Each
+# example takes filename=${UC_DEV} and, if it writes or discards, says so
+# in its first line.
 #
 #   fio_example_jobs.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO (fio with uringcmd built in), TEST_FIO_EXAMPLES,
@@ -46,27 +51,71 @@ run_job() {
 	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
 }
 
-# An example with its device replaced by the one under test.
-example() {
-	sed -e "s|^filename=.*|filename=$2|" "$examples/$1.fio" >"$work/$1.fio"
-	echo "$work/$1.fio"
-}
+# Every example names its device ${UC_DEV} and nothing else; one that
+# writes or discards says DESTROYS in its first line.
+for f in "$examples"/*.fio; do
+	# shellcheck disable=SC2016 # a literal ${UC_DEV}, as the job files have it
+	grep -qxF 'filename=${UC_DEV}' "$f" || fail "${f##*/}: no filename=\${UC_DEV}"
+	[ "$(grep -c '^filename=' "$f")" = 1 ] || fail "${f##*/}: a second filename="
+	if grep -Eq '^rw=.*(write|trim|rw)' "$f"; then
+		head -n 1 "$f" | grep -q '^; DESTROYS' ||
+			fail "${f##*/} writes or discards but its first line does not say DESTROYS"
+	fi
+done
 
-run_job identify "$(example identify-qd-sweep "$dev")" -- \
+UC_DEV=$dev run_job identify "$examples/identify-qd-sweep.fio" -- \
 	identify-qd1:read:1000 identify-qd4:read:1000 identify-qd16:read:1000 \
 	identify-qd32:read:1000
-run_job smart "$(example smart-during-randread "$dev")" -- \
+UC_DEV=$dev run_job smart "$examples/smart-during-randread.fio" -- \
 	randread-qd16:read:4000 smart-poll:read:100
 # 16 MiB of 4 KiB writes, each read back and verified
-run_job verify "$(example verify-write-read "$dev")" -- \
+UC_DEV=$dev run_job verify "$examples/verify-write-read.fio" -- \
 	verify-randwrite:write:4096 verify-randwrite:read:4096
-run_job queries "$(example block-queries "$dev")" -- \
-	blkbszget:read:5000 blkgetsize64:read:5000
+UC_DEV=$dev run_job queries "$examples/block-queries.fio" -- \
+	blkbszget:read:5000 blkgetsize64:read:5000 blkgetzonesz:read:5000
 nullb=${TEST_NULLB_DEV:-/dev/nullb0}
 if [ -b "$nullb" ]; then
-	run_job queries-nullb "$(example block-queries "$nullb")" -- \
-		blkbszget:read:5000 blkgetsize64:read:5000
+	UC_DEV=$nullb run_job queries-nullb "$examples/block-queries.fio" -- \
+		blkbszget:read:5000 blkgetsize64:read:5000 blkgetzonesz:read:5000
 fi
+
+# Discards: 16 MiB in 64 KiB, or, on a kernel without Linux 6.12's
+# BLOCK_URING_CMD_DISCARD, a refusal at open in one line that says so.
+rc=0
+UC_DEV=$dev "$fio" --output-format=json --output="$work/discard.json" \
+	"$examples/discard.fio" >"$work/discard.out" 2>&1 || rc=$?
+if [ "$rc" = 0 ]; then
+	python3 "$check" "$work/discard.json" discard-randtrim:trim:256 ||
+		fail "discard: output check failed"
+elif grep -q 'rw=trim: no BLOCK_URING_CMD_DISCARD here (-EOPNOTSUPP)' \
+	"$work/discard.out" "$work/discard.json"; then
+	echo "# discard: this kernel has no BLOCK_URING_CMD_DISCARD; the job said so"
+else
+	fail "discard: fio exited $rc without the no-discard line: $(grep -m 1 'uringcmd\|error' "$work/discard.out" "$work/discard.json")"
+fi
+
+# nvme-cli's spellings, block_query= in any case, and the queries the
+# engine's own table used to leave out.
+short=(--ioengine=uringcmd --filename="$dev" --rw=read --iodepth=4 --number_ios=50)
+run_job id-ctrl - "${short[@]}" --name=id-ctrl --cmd=id-ctrl --bs=4k -- id-ctrl:read:50
+run_job id-ns - "${short[@]}" --name=id-ns --cmd=id-ns --bs=4k -- id-ns:read:50
+run_job get-feature - "${short[@]}" --name=get-feature --cmd=get-feature --fid=7 \
+	--bs=4k -- get-feature:read:50
+run_job smart-log - "${short[@]}" --name=smart-log --cmd=smart-log --bs=512 -- smart-log:read:50
+run_job get-log - "${short[@]}" --name=get-log --cmd=get-log --log_id=2 --bs=512 -- get-log:read:50
+for q in blksszget BlkGetSize64 BLKGETZONESZ BLKGETNRZONES BLKFRAGET BLKALIGNOFF; do
+	run_job "query-$q" - "${short[@]}" --name="q-$q" --cmd=block-query --bs=4k \
+		--block_query="$q" -- "q-$q:read:50"
+done
+# io_size= bounds an admin job as well as number_ios=: 100 identifies
+run_job io-size - --ioengine=uringcmd --filename="$dev" --rw=read --bs=4k \
+	--io_size=400k --name=io-size --cmd=id-ctrl -- io-size:read:100
+# force_async: every second command through io-wq (IOSQE_ASYNC)
+run_job force-async - --ioengine=uringcmd --filename="$dev" --bs=4k --size=16M \
+	--number_ios=500 --name=force-async --rw=randread --iodepth=8 --force_async=2 \
+	-- force-async:read:500
+run_job force-async-admin - "${short[@]}" --name=force-async-admin --cmd=id-ctrl \
+	--bs=4k --force_async=1 -- force-async-admin:read:50
 
 # The ring modes, on short jobs: reads after the verify job's writes.
 common=(--ioengine=uringcmd --filename="$dev" --bs=4k --size=16M --number_ios=500)
@@ -96,8 +145,8 @@ fi
 sysfio=/usr/bin/fio
 lib=${TEST_FIO_LIB:-}
 if [ -x "$sysfio" ] && [ -f "$lib/uringcmd" ]; then
-	fio=$sysfio LD_LIBRARY_PATH=$lib run_job system-fio \
-		"$(example identify-qd-sweep "$dev")" -- \
+	fio=$sysfio UC_DEV=$dev LD_LIBRARY_PATH=$lib run_job system-fio \
+		"$examples/identify-qd-sweep.fio" -- \
 		identify-qd1:read:1000 identify-qd32:read:1000
 	fio=$sysfio run_job system-fio-external - --name=ext \
 		--ioengine="external:$lib/uringcmd" --filename="$dev" --cmd=identify-ctrl \

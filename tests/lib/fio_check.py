@@ -4,10 +4,11 @@
 
     fio_check.py OUT.json JOB:DIR:IOS [JOB:DIR:IOS...]
 
-For each JOB (its name), the DIR ("read" or "write") side must show exactly
-IOS completed I/Os, and the job no error; every job of the file must have
-latency figures (completion latency mean and the 50/99/99.9th percentiles)
-for each side that did I/O. Prints one line saying what differs and exits 1,
+For each JOB (its name), the DIR ("read", "write" or "trim") side must show
+exactly IOS completed I/Os, and the job no error; every job of the file must
+have latency figures (completion latency mean and the 50/99/99.9th
+percentiles) and submission latency samples (slat: the engine's commit hook
+must report them, fio does not) for each side that did I/O. Prints one line saying what differs and exits 1,
 or exits 0 silently.
 """
 import json
@@ -43,7 +44,7 @@ def main():
         if got != int(ios):
             fail(f"job {name}: {got} {ddir} I/Os, expected {ios}")
     for name, job in jobs.items():
-        for ddir in ("read", "write"):
+        for ddir in ("read", "write", "trim"):
             side = job[ddir]
             if not side["total_ios"]:
                 continue
@@ -56,6 +57,9 @@ def main():
                 fail(f"job {name}: {ddir} latency percentiles {missing} missing")
             if not side.get("iops", 0) > 0:
                 fail(f"job {name}: no {ddir} IOPS")
+            slat = side.get("slat_ns", {})
+            if not slat.get("N", 0) > 0:
+                fail(f"job {name}: no {ddir} submission latency (slat) samples")
 
 
 main()
