@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * uringcmd-nvme.h - NVMe passthrough through io_uring, on /dev/nvmeXnY (the
  * block node, with the uringcmd series), /dev/ngXnY and /dev/nvmeX: command

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * uringcmd.h - helpers for the io_uring commands of the uringcmd kernel
  * series on block devices and sockets, in liburing's style: each
