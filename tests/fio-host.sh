@@ -8,6 +8,10 @@
 #   fio_unpatched_kernel[host] a block-query job on a loop device fails at
 #                             once with one line saying the kernel lacks
 #                             the series
+#   fio_src_version[host]     make fio FIO_SRC=tree stops before compiling,
+#                             in one line naming both versions, when the
+#                             tree's FIO_IOOPS_VERSION is not the engine's;
+#                             and names an unconfigured tree
 # Prints PASS/FAIL/SKIP lines as tests/run.sh does.
 set -eu
 
@@ -59,9 +63,34 @@ unpatched_kernel() {
 	fi
 }
 
+# A made-up tree: only what build.sh reads before it compiles anything.
+src_version() {
+	local name='fio_src_version[host]' tree=$work/fio-tree rc=0
+	mkdir -p "$tree"
+	printf '#define FIO_IOOPS_VERSION\t99\n' >"$tree/ioengines.h"
+	FIO_SRC=$tree "$top/fio-engine/build.sh" "$work/fio-out" "$top/build/headers/include" \
+		>"$work/src.out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] || ! grep -q "is not configured" "$work/src.out"; then
+		verdict FAIL "$name" "unconfigured FIO_SRC: exit $rc, $(head -n 1 "$work/src.out")"
+		return
+	fi
+	: >"$tree/config-host.mak"
+	rc=0
+	FIO_SRC=$tree "$top/fio-engine/build.sh" "$work/fio-out" "$top/build/headers/include" \
+		>"$work/src.out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] || ! grep -q "has FIO_IOOPS_VERSION 99; the engine is written against 31" "$work/src.out"; then
+		verdict FAIL "$name" "FIO_IOOPS_VERSION 99: exit $rc, $(head -n 1 "$work/src.out")"
+	elif [ -e "$tree/engines" ] || [ -s "$tree/config-host.mak" ]; then
+		verdict FAIL "$name" "the refused tree was changed"
+	else
+		verdict PASS "$name"
+	fi
+}
+
 if [ ! -x "$fio" ]; then
 	verdict FAIL fio_engine_host "$fio missing: make fio"
 	exit 0
 fi
 enghelp
 unpatched_kernel
+src_version
