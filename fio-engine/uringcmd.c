@@ -969,6 +969,12 @@ static int uc_check_options(struct thread_data *td)
 			return 1;
 		}
 	}
+	if (o->cmd == UC_CMD_IO && td_trim(td) && o->hipri) {
+		log_err("fio: uringcmd: hipri polls I/O queues; a discard cannot be "
+			"polled (an IOPOLL ring gets -EOPNOTSUPP, as on Linux 6.12): "
+			"drop hipri for rw=trim\n");
+		return 1;
+	}
 	if (uc_is_admin(o->cmd) && td->o.min_bs[DDIR_READ] != td->o.max_bs[DDIR_READ]) {
 		log_err("fio: uringcmd: cmd=%s needs one block size (bs=)\n", name);
 		return 1;

@@ -4,7 +4,7 @@
 # naming the cause, and an error status, within seconds: a char device, a
 # regular file, a block device that is not NVMe for NVMe commands, bad
 # options, an admin or query job bounded by neither number_ios, io_size nor
-# runtime, hipri with an admin command, an example job without UC_DEV, an
+# runtime, hipri with an admin command or a discard, an example job without UC_DEV, an
 # NVMe status (decoded) from the controller.
 #
 #   fio_engine_errors.sh NVME_DEV NVME_CHAR [NVME_CTRL]
@@ -83,6 +83,8 @@ expect_error "unbounded query" "cmd=block-query is not bounded by the device" \
 	--filename="$dev" --cmd=block-query --block_query=blkgetsize64 --number_ios=0
 expect_error "hipri admin" "hipri polls I/O queues; cmd=get-log is an admin command" \
 	--filename="$dev" --cmd=smart-log --bs=512 --hipri
+expect_error "hipri trim" "a discard cannot be polled" \
+	--filename="$dev" --rw=randtrim --hipri
 # The examples take their device from UC_DEV, which fio expands; unset, the
 # job is refused rather than run on some default device.
 examples=${TEST_FIO_EXAMPLES:-}
