@@ -127,5 +127,5 @@ fi
 expect_error "pi_chk without PI" "need a namespace formatted with protection information" \
 	--filename="$dev" --rw=read --pi_chk=GUARD
 expect_error "metadata options on an admin command" "go with cmd=io" \
-	--filename="$dev" --cmd=identify-ctrl --rw=read --md_per_io_size=64
+	--filename="$dev" --cmd=identify-ctrl --rw=read --md_per_io_size=64 --number_ios=8
 rm -rf "$work"
