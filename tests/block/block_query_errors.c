@@ -8,8 +8,11 @@
  *   64-bit query without addr               -EINVAL
  *   addr that cannot be written             -EFAULT
  *   cmd_op neither BLOCK_URING_CMD_IOCTL nor a driver's   -EOPNOTSUPP
- *   BLOCK_URING_CMD_DISCARD (6.12's, reserved), any type-0x12 number
+ *   any type-0x12 number but the block layer's commands
  *                                           -EOPNOTSUPP (the block layer's)
+ *   non-zero sqe->ioprio, len or file_index -EINVAL (as 6.12 for its 0x12
+ *                                           commands; block_discard tests
+ *                                           BLOCK_URING_CMD_DISCARD)
  *   IORING_URING_CMD_FIXED (a registered buffer)               -EINVAL
  *   32-bit BLKBSZGET, BLKGETSIZE64 numbers  the 32-bit ioctl's answers
  *   IORING_SETUP_IOPOLL ring                queries answered; unknown cmd_op -EOPNOTSUPP
@@ -65,6 +68,28 @@ static void expect_cmd(struct io_uring *ring, int fd, const char *what,
 		t_error("%s: no completion: %s", what, t_res_str(ret));
 	else
 		expect_res(what, c.res, want);
+}
+
+/* A good query with one SQE field that no 0x12 command takes set. */
+static void expect_sqe_field(struct io_uring *ring, int fd, const char *what,
+			     int field)
+{
+	struct io_uring_sqe *sqe = t_get_sqe(ring);
+	struct t_cqe c;
+	int ret;
+
+	t_prep_block_query(ring, sqe, fd, BLKSSZGET, 0, 0);
+	if (field == 0)
+		sqe->ioprio = 1;
+	else if (field == 1)
+		sqe->len = 1;
+	else
+		sqe->file_index = 1;
+	ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
+	if (ret)
+		t_error("%s: no completion: %s", what, t_res_str(ret));
+	else
+		expect_res(what, c.res, -EINVAL);
 }
 
 static void check_bad_input(struct io_uring *ring, int fd)
@@ -134,9 +159,10 @@ static void check_bad_input(struct io_uring *ring, int fd)
 		   -EOPNOTSUPP);
 	expect_cmd(ring, fd, "cmd_op 0xffffffff", 0xffffffffu, -EOPNOTSUPP);
 	/* the block layer's own numbers never reach a driver */
-	expect_cmd(ring, fd, "BLOCK_URING_CMD_DISCARD (reserved)",
-		   BLOCK_URING_CMD_DISCARD, -EOPNOTSUPP);
 	expect_cmd(ring, fd, "cmd_op _IO(0x12, 1)", _IO(0x12, 1), -EOPNOTSUPP);
+	expect_sqe_field(ring, fd, "BLKSSZGET with sqe->ioprio set", 0);
+	expect_sqe_field(ring, fd, "BLKSSZGET with sqe->len set", 1);
+	expect_sqe_field(ring, fd, "BLKSSZGET with sqe->file_index set", 2);
 	expect_cmd(ring, fd, "cmd_op _IOWR(0x12, 0xc1, 16 bytes)",
 		   _IOC(_IOC_READ | _IOC_WRITE, 0x12, 0xc1, 16), -EOPNOTSUPP);
 }

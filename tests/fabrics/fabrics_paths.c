@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: passthrough on a fabrics multipath head: a path lost and the last one made inaccessible (ANA) with commands in flight, -ENODEV without a usable path */
+/* Description: passthrough on a fabrics multipath head: a path lost and the last one made inaccessible (ANA) with commands in flight, -EBUSY while a path may come back, -ENODEV once none can */
 /*
  * Usage: fabrics_paths HEADDEV [ns-remove]   with $TEST_NVMET naming tests/nvmet.sh
  *
@@ -9,9 +9,10 @@
  *   - 64 commands in flight (reads and identify) when the loop controller is
  *     deleted: all 64 complete, and later commands go through tcp;
  *   - 64 commands in flight when the tcp port's ANA group becomes
- *     inaccessible: all 64 complete; the head then has no usable path, and
- *     admin and I/O commands fail at once with -ENODEV (an unknown cmd_op
- *     still gets -EOPNOTSUPP);
+ *     inaccessible: all 64 complete; the head then has no usable path but
+ *     one that may come back (its controller is live), and admin and I/O
+ *     commands fail at once with -EBUSY (an unknown cmd_op still gets
+ *     -EOPNOTSUPP);
  *   - the group is optimized again: commands succeed.
  * With "ns-remove" (run last): 64 reads in flight when the target disables
  * the namespace: all 64 complete; once the host has removed the namespace,
@@ -203,15 +204,15 @@ int main(int argc, char **argv)
 	/*
 	 * No usable path: the tcp port's ANA group becomes inaccessible with
 	 * commands in flight. The controller stays live (no teardown), but
-	 * nvme_find_path() has nothing to pick.
+	 * nvme_find_path() has nothing to pick: -EBUSY, a path may come back.
 	 */
 	in_flight(QD, true, "ana tcp inaccessible");
-	if (!wait_res(-ENODEV))
-		t_error("no -ENODEV after the last path became inaccessible");
+	if (!wait_res(-EBUSY))
+		t_error("no -EBUSY after the last path became inaccessible");
 	expect("identify on a head without a usable path",
-	       one(NVME_URING_CMD_ADMIN, true), -ENODEV);
+	       one(NVME_URING_CMD_ADMIN, true), -EBUSY);
 	expect("read on a head without a usable path",
-	       one(NVME_URING_CMD_IO, false), -ENODEV);
+	       one(NVME_URING_CMD_IO, false), -EBUSY);
 	expect("unknown cmd_op on a head without a usable path",
 	       one(0x4e99, true), -EOPNOTSUPP);
 
