@@ -102,6 +102,7 @@ nfail=0
 nskip=0
 loop_mnt=
 loop_devs=()
+nullb_md=
 workdir=$(mktemp -d /tmp/uringcmd-run.XXXXXX)
 if [ -n "$results" ]; then
 	mkdir -p "$results"
@@ -118,6 +119,10 @@ note() {
 
 cleanup() {
 	local d
+	if [ -n "$nullb_md" ]; then
+		{ echo 0 >"$nullb_md/power" && rmdir "$nullb_md"; } ||
+			note "could not remove null_blk $nullb_md"
+	fi
 	for d in "${loop_devs[@]}"; do
 		losetup --detach "$d" || note "could not detach $d"
 	done
@@ -185,6 +190,43 @@ setup_loops() {
 	fi
 	make_loop loop-rw "$loop_mnt/rw.img"
 	make_loop loop-ro4k "$loop_mnt/ro4k.img" --read-only --sector-size 4096
+}
+
+# A memory-backed null_blk that discards, made through configfs: the
+# module's /dev/nullb0 discards nothing, so the discard tests need this one.
+setup_nullb_discard() {
+	local cfg=/sys/kernel/config/nullb d attr nullb_md_dev
+	if [ ! -d "$cfg" ]; then
+		mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
+	fi
+	if [ ! -d "$cfg" ]; then
+		missing "setup[nullb-discard]" "no $cfg (CONFIG_CONFIGFS_FS, CONFIG_BLK_DEV_NULL_BLK): no discarding null_blk"
+		return 0
+	fi
+	# a device made through configfs is named after its directory
+	d=$cfg/nullb_discard
+	if ! mkdir "$d" 2>"$workdir/nullb.err"; then
+		missing "setup[nullb-discard]" "mkdir $d failed: $(tail -n 1 "$workdir/nullb.err")" "$workdir/nullb.err"
+		return 0
+	fi
+	nullb_md=$d
+	for attr in size=64 memory_backed=1 discard=1 power=1; do
+		if ! echo "${attr#*=}" 2>"$workdir/nullb.err" >"$d/${attr%%=*}"; then
+			missing "setup[nullb-discard]" "null_blk $attr failed: $(tail -n 1 "$workdir/nullb.err")" \
+				"$workdir/nullb.err"
+			return 0
+		fi
+	done
+	nullb_md_dev=/dev/${d##*/}
+	if [ ! -b "$nullb_md_dev" ]; then
+		sleep 1		# devtmpfs makes the node; give a slow guest time
+	fi
+	if [ -b "$nullb_md_dev" ]; then
+		note "memory-backed, discarding null_blk $nullb_md_dev"
+		block_devs+=("$nullb_md_dev")
+	else
+		missing "setup[nullb-discard]" "no $nullb_md_dev after powering $d on"
+	fi
 }
 
 # ---- kernel log ------------------------------------------------------------
@@ -547,6 +589,7 @@ else
 		# without TEST_STRICT its tests skip, as they say why
 		[ "$strict" = 1 ] || block_devs+=("$nullb_dev")
 	fi
+	setup_nullb_discard
 	block_devs+=("${loop_devs[@]}" ${format_devs[@]+"${format_devs[@]}"})
 fi
 note "block devices: ${block_devs[*]}"
