@@ -96,13 +96,15 @@ deps:
 		if [ "$${p#*=}" != "$$p" ]; then grep -qxF "install ok installed $${p#*=}"; \
 		else grep -q '^install ok installed '; fi || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "deps: installing $$missing"; \
+		t0=$$(date +%s); \
+		echo "==> deps: installing with apt-get (a few minutes on a fresh machine): $$missing"; \
 		{ dpkg --print-foreign-architectures | grep -qx i386 || \
 			dpkg --add-architecture i386; } && \
 		apt-get update -qq && \
 		kernel/repin.sh check $$missing && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
-			--no-install-recommends $$missing >/dev/null; \
+			--no-install-recommends $$missing >/dev/null && \
+		echo "==> deps: installed in $$(( $$(date +%s) - t0 )) s"; \
 	fi
 
 repin:

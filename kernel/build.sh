@@ -12,6 +12,9 @@ obj=$1
 shift
 
 die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
+# One line per step on stderr, for the bzImage builds of make (not for the
+# single objects kernel/bisect.sh builds).
+progress() { [ -n "${KTARGETS:-}" ] || printf '==> %s\n' "$*" >&2; }
 
 [ -f "$src/Makefile" ] || die "no kernel tree in $src (run 'make kernel')"
 mkdir -p "$obj"
@@ -51,5 +54,24 @@ export CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export KBUILD_BUILD_TIMESTAMP='2000-01-01'
 export KBUILD_BUILD_USER=uringcmd KBUILD_BUILD_HOST=uringcmd
+# V=1: make's own output instead of the progress lines
+quiet=-s
+[ "${V:-0}" != 1 ] || quiet=
+t0=$(date +%s)
+progress "kernel: building ${obj#"$(pwd)/"} ($(basename -a "$@" | tr '\n' ' ')): a first build takes about 30 minutes on 2 cores (debug.config: 45), a rebuild minutes"
+ticker=
+if [ -z "${KTARGETS:-}" ] && [ -n "$quiet" ]; then
+	touch "$obj/.uringcmd-build-start"
+	while sleep 60; do
+		progress "kernel: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled so far"
+	done &
+	ticker=$!
+	trap 'kill "$ticker" 2>/dev/null || true' EXIT
+fi
 # shellcheck disable=SC2086 # a list of targets, split on purpose
-make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" ${KTARGETS:-bzImage}
+make $quiet -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" ${KTARGETS:-bzImage}
+if [ -n "$ticker" ]; then
+	kill "$ticker" 2>/dev/null || true
+	trap - EXIT
+fi
+progress "kernel: ${KTARGETS:-bzImage} ready in $(( $(date +%s) - t0 )) s"

@@ -17,6 +17,7 @@ stamp=$tree/.git/uringcmd-applied
 ident=(-c user.name='uringcmd developers' -c user.email='uringcmd@invalid')
 
 die() { printf 'kernel/tree.sh: %s\n' "$*" >&2; exit 1; }
+progress() { printf '==> %s\n' "$*" >&2; }
 g() { git -C "$tree" "${ident[@]}" "$@"; }
 
 series_files() { # dir: the patches its series lists, in order
@@ -52,7 +53,10 @@ check_tree_pinned() {
 }
 
 extract() {
+	local t0
 	check_pinned
+	t0=$(date +%s)
+	progress "tree: extracting linux-source-6.1 $pinned into build/linux (about 2 minutes)"
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1
@@ -64,6 +68,7 @@ extract() {
 		-m "linux-source-6.1 $pinned (pristine)"
 	git -C "$tree.tmp" tag base
 	mv "$tree.tmp" "$tree"
+	progress "tree: extracted in $(( $(date +%s) - t0 )) s"
 }
 
 # The cover letter's subject and body, as a branch description for export.
@@ -88,7 +93,7 @@ apply() { # branch dir
 }
 
 prepare() {
-	local want applied head
+	local want applied head t0
 	if [ ! -d "$tree/.git" ] || ! g rev-parse -q --verify refs/tags/base >/dev/null; then
 		extract
 	fi
@@ -102,10 +107,13 @@ prepare() {
 	fi
 	[ -z "$(g status --porcelain -uno)" ] ||
 		die "build/linux has uncommitted changes: commit them or 'git -C build/linux checkout .'"
+	t0=$(date +%s)
+	progress "tree: applying patches/ and drivers-nvme/ (git am)"
 	g checkout -q --detach base
 	apply core "$top/patches"
 	apply nvme "$top/drivers-nvme"
 	printf '%s %s\n' "$want" "$(g rev-parse HEAD)" >"$stamp"
+	progress "tree: $(g rev-list --count base..HEAD) patches applied in $(( $(date +%s) - t0 )) s"
 }
 
 export_series() { # from to dir

@@ -331,7 +331,12 @@ if [ "$interactive" = 1 ]; then
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" || status=$?
 	stty sane 2>/dev/null || true
 else
+	boot_t0=$(date +%s)
+	printf '==> boot: %s under QEMU %s, console in %s\n' "${kernel##*/}" \
+		"$([ "$accel" = kvm ] && echo KVM || echo 'TCG (a minute to boot, more on a debug kernel)')" \
+		"$results/console.log" >&2
 	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+	printf '==> boot: guest done in %s s\n' "$(( $(date +%s) - boot_t0 ))" >&2
 fi
 if [ -n "$agent" ]; then
 	kill "$agent" 2>/dev/null || true

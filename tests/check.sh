@@ -28,10 +28,13 @@ steps=$results/steps
 # to the terminal, $results/NAME.log and the summary, its status to the
 # tally (tests/tally.sh: a non-zero status without a FAIL line fails).
 gate() {
-	local name=$1 status=0
+	local name=$1 status=0 t0
 	shift
+	t0=$(date +%s)
+	printf '==> gate %s\n' "$name" >&2
 	"$@" 2>&1 | tee -a "$log" "$results/$name.log" || status=$?
 	printf 'gate\t%s\t%s\t%s\n' "$name" "$status" "$results/$name.log" >>"$steps"
+	printf '==> gate %s: done in %s s\n' "$name" "$(( $(date +%s) - t0 ))" >&2
 }
 
 # Host side: the tally's own self-test; checkpatch over both series; with
