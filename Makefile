@@ -86,6 +86,8 @@ help:
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
 	@echo 'make distclean       remove build/ entirely (the kernel tree and its commits too)'
 	@echo 'make help            this list'
+	@echo 'Each step prints one line when it starts and one when done; V=1 shows'
+	@echo "the kernel build's own output instead."
 
 # apt-get only when something is missing (or a pinned package is at another
 # version), so this stays cheap to depend on. A pinned version apt no longer
