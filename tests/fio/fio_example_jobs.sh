@@ -87,6 +87,7 @@ UC_DEV=$dev "$fio" --output-format=json --output="$work/discard.json" \
 if [ "$rc" = 0 ]; then
 	python3 "$check" "$work/discard.json" discard-randtrim:trim:256 ||
 		fail "discard: output check failed"
+	echo "# discard: 256 discards through BLOCK_URING_CMD_DISCARD"
 elif grep -q 'rw=trim: no BLOCK_URING_CMD_DISCARD here (-EOPNOTSUPP)' \
 	"$work/discard.out" "$work/discard.json"; then
 	echo "# discard: this kernel has no BLOCK_URING_CMD_DISCARD; the job said so"
