@@ -46,8 +46,10 @@ extern "C" {
 
 /**
  * uringcmd_nvme_queue_init() - a ring of the shape NVMe passthrough needs
- * @entries: @ring: @flags: as for io_uring_queue_init(); @flags may add
- *	IORING_SETUP_IOPOLL (I/O commands only), IORING_SETUP_SQPOLL, ...
+ * @entries: as for io_uring_queue_init()
+ * @ring: as for io_uring_queue_init()
+ * @flags: more setup flags: IORING_SETUP_IOPOLL (I/O commands only),
+ *	IORING_SETUP_SQPOLL, ...
  *
  * Return: 0 or -errno (-EINVAL before Linux 6.0, which lacks SQE128/CQE32).
  */
@@ -68,7 +70,8 @@ static inline int uringcmd_nvme_queue_init(unsigned int entries,
  * @nsid: the namespace (0 or NVME_NSID_ALL where the command allows)
  * @buf: the data buffer, or NULL
  * @len: its length in bytes
- * @cdw10: @cdw11: the first two command dwords
+ * @cdw10: command dword 10
+ * @cdw11: command dword 11
  */
 static inline void uringcmd_nvme_cmd(struct nvme_uring_cmd *c, __u8 opcode,
 				     __u32 nsid, void *buf, __u32 len,
@@ -175,9 +178,12 @@ static inline void uringcmd_nvme_rw(struct nvme_uring_cmd *c, __u8 opcode,
 /**
  * uringcmd_nvme_rw_vec() - Read or Write (I/O) from an iovec array
  * @c: the command to fill
- * @opcode: @nsid: @slba: @nlb: as for uringcmd_nvme_rw()
+ * @opcode: nvme_cmd_read or nvme_cmd_write
+ * @nsid: the namespace
  * @iov: the buffers, together @nlb logical blocks
  * @nr_iov: how many
+ * @slba: first logical block
+ * @nlb: number of logical blocks, at least 1
  *
  * For NVME_URING_CMD_IO_VEC: addr is the array, data_len its length. Not
  * with registered buffers (IORING_URING_CMD_FIXED).
@@ -289,8 +295,10 @@ static inline void uringcmd_prep_nvme(struct io_uring_sqe *sqe, int fd,
 
 /**
  * uringcmd_prep_nvme_fixed() - uringcmd_prep_nvme() on a registered buffer
- * @sqe: @fd: @c: as for uringcmd_prep_nvme()
+ * @sqe: an SQE of an SQE128 ring
+ * @fd: as for uringcmd_prep_nvme()
  * @cmd_op: NVME_URING_CMD_ADMIN or NVME_URING_CMD_IO (not the _VEC forms)
+ * @c: the command; c->addr within the registered buffer
  * @buf_index: the buffer registered with io_uring_register_buffers() that
  *	holds c->addr .. c->addr + c->data_len
  */
@@ -309,6 +317,8 @@ static inline void uringcmd_prep_nvme_fixed(struct io_uring_sqe *sqe, int fd,
 /**
  * uringcmd_nvme_cqe_result() - the result dword of a passthrough completion
  * @cqe: a 32-byte CQE (IORING_SETUP_CQE32)
+ *
+ * Return: cqe->big_cqe[0], the command's result (dword 0 and 1).
  */
 static inline __u64 uringcmd_nvme_cqe_result(const struct io_uring_cqe *cqe)
 {
@@ -323,6 +333,8 @@ static inline __u64 uringcmd_nvme_cqe_result(const struct io_uring_cqe *cqe)
  *
  * The CRD, More and DNR bits are ignored, as in libnvme's
  * nvme_status_code_type() and nvme_status_code().
+ *
+ * Return: true for that status.
  */
 static inline bool uringcmd_nvme_res_is_status(int res, unsigned int sct,
 					       unsigned int sc)
@@ -357,7 +369,9 @@ static inline int uringcmd_nvme_res_errno(int res)
  * @len: its size
  *
  * Statuses are named by libnvme's nvme_status_to_string() (by number with
- * URINGCMD_NO_LIBNVME). Return: @buf.
+ * URINGCMD_NO_LIBNVME).
+ *
+ * Return: @buf.
  */
 static inline const char *uringcmd_nvme_res_str(int res, char *buf, size_t len)
 {
@@ -383,6 +397,8 @@ static inline const char *uringcmd_nvme_res_str(int res, char *buf, size_t len)
  *
  * FLBAS bits 3:0 and, for namespaces with more than 16 formats, bits 6:5
  * as the high bits: libnvme's nvme_id_ns_flbas_to_lbaf_inuse().
+ *
+ * Return: the index into @ns->lbaf[].
  */
 static inline unsigned int uringcmd_nvme_ns_lbaf(const struct nvme_id_ns *ns)
 {
@@ -410,6 +426,8 @@ static inline unsigned int uringcmd_nvme_ns_ms(const struct nvme_id_ns *ns)
  *
  * True for extended LBAs (FLBAS bit 4) with metadata: the data buffer
  * holds each block's metadata after its data; no separate buffer.
+ *
+ * Return: true for extended LBAs.
  */
 static inline bool uringcmd_nvme_ns_extended(const struct nvme_id_ns *ns)
 {

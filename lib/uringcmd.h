@@ -200,8 +200,10 @@ static const struct uringcmd_block_query uringcmd_block_queries[] = {
 	(sizeof(uringcmd_block_queries) / sizeof(uringcmd_block_queries[0]))
 
 /**
- * uringcmd_block_query_find() - the table entry of ioctl @cmd, or NULL
+ * uringcmd_block_query_find() - the table entry of ioctl @cmd
  * @cmd: an ioctl number such as BLKSSZGET
+ *
+ * Return: the entry in uringcmd_block_queries[], or NULL.
  */
 static inline const struct uringcmd_block_query *
 uringcmd_block_query_find(__u32 cmd)
@@ -215,8 +217,10 @@ uringcmd_block_query_find(__u32 cmd)
 }
 
 /**
- * uringcmd_block_query_by_name() - the table entry named @name, or NULL
+ * uringcmd_block_query_by_name() - the table entry named @name
  * @name: "BLKSSZGET", in any case
+ *
+ * Return: the entry in uringcmd_block_queries[], or NULL.
  */
 static inline const struct uringcmd_block_query *
 uringcmd_block_query_by_name(const char *name)
@@ -304,8 +308,10 @@ enum {
  * @sqe: the SQE to fill
  * @cmd_op: SOCKET_URING_OP_SIOCINQ or SOCKET_URING_OP_SIOCOUTQ
  * @fd: the socket
- * @level: @optname: @optval: @optlen: for the sockopt commands of later
- *	kernels; 0, 0, NULL, 0 for SIOCINQ/SIOCOUTQ
+ * @level: for the sockopt commands of later kernels; 0 for SIOCINQ/SIOCOUTQ
+ * @optname: likewise; 0
+ * @optval: likewise; NULL
+ * @optlen: likewise; 0
  *
  * liburing 2.5's helper, defined only for an older liburing, same SQE:
  * the optval, level, optname and optlen fields that liburing 2.3's struct
