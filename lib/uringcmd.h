@@ -126,14 +126,17 @@ static inline void uringcmd_sqe128_clear(struct io_uring_sqe *sqe)
  *
  * liburing 2.8's helper, defined only for an older liburing; same signature
  * and same SQE: IORING_OP_URING_CMD, cmd_op BLOCK_URING_CMD_DISCARD, the
- * range in sqe->addr and sqe->addr3, no payload. Unlike the BLKDISCARD
- * ioctl it does not invalidate the page cache of the range nor exclude
- * concurrent buffered writes.
+ * range in sqe->addr and sqe->addr3, no payload. The kernel invalidates
+ * the page cache of the range first, but unlike the BLKDISCARD ioctl it
+ * does not keep concurrent buffered I/O out: pages read or written during
+ * the discard may be stale, as around a direct write.
  *
  * cqe->res: 0 once the range is discarded, or -errno: -EOPNOTSUPP where
- * the kernel has no BLOCK_URING_CMD_DISCARD (fall back to ioctl(BLKDISCARD))
- * or the device cannot discard, -EINVAL for a misaligned or out-of-range
- * request, -EBADF for an fd not open for writing.
+ * the kernel has no BLOCK_URING_CMD_DISCARD (fall back to ioctl(BLKDISCARD)),
+ * the device cannot discard, or the ring is IORING_SETUP_IOPOLL; -EBADF for
+ * an fd not open for writing; -EPERM for a read-only device; -EINVAL for a
+ * misaligned, empty or out-of-range request, or a non-zero ioprio, len,
+ * rw_flags or file_index. After an error the range's data is undefined.
  */
 static inline void io_uring_prep_cmd_discard(struct io_uring_sqe *sqe,
 					     int fd, uint64_t offset,
