@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uc_bench: latency and throughput of one command path, for bench/run.sh.
+ * uc_bench: latency, throughput and CPU cost of command paths, for
+ * bench/run.sh.
  *
- *   uc_bench [options] nop
- *   uc_bench [options] admin ioctl|uring DEV identify|smart
- *   uc_bench [options] query ioctl|uring DEV
- *   uc_bench [options] read uring|pt DEV
+ *   uc_bench [options] SPEC                   one path
+ *   uc_bench [options] pair SPEC vs SPEC      two paths, interleaved
  *
- *   -q QD        commands in flight (sync ioctl paths: threads; query
- *                uring: the batch submitted and reaped at once)   [1]
- *   -n N         measured commands                              [10000]
- *   -w W         warm-up commands, not measured                 [N/10]
+ * SPEC is [path options] and one of
+ *   nop
+ *   admin ioctl|uring DEV identify|smart|features
+ *   query ioctl|uring DEV
+ *   read uring|pt DEV
+ *
+ * Path options (before the SPEC they apply to, or before "pair" for both):
+ *   -q QD        commands in flight (sync ioctl paths: threads; nop and
+ *                query uring: the batch submitted and reaped at once)   [1]
  *   -P           IOPOLL ring (read paths)
- *   -g GROUP -p PATH -l LABEL   names written into the JSON
+ *   -F           registered file (IOSQE_FIXED_FILE)
+ *   -C           IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN
+ *   -B           registered buffers (read paths)
+ *   -p PATH -l LABEL   names written into the JSON
+ * Options of the run:
+ *   -n N         one path: measured commands [10000]; pair: commands per
+ *                slice [2000]
+ *   -w W         warm-up commands, not measured  [one path: N/10; pair: N]
+ *   -r R         pair: pairs of slices            [32]
+ *   -g GROUP     name written into the JSON
  *
- * admin: Identify Controller or the SMART / health log (512 bytes) through
+ * admin: Identify Controller, the SMART / health log (512 bytes) or Get
+ * Features (Number of Queues, no data: the cheapest admin command) through
  * the synchronous NVME_IOCTL_ADMIN_CMD or NVME_URING_CMD_ADMIN on DEV (the
  * controller /dev/nvme0 or the namespace block node /dev/nvme0n1).
  * query: BLKBSZGET through ioctl() or BLOCK_URING_CMD_IOCTL.
@@ -22,11 +36,23 @@
  * io_uring read or as NVMe Read passthrough (NVME_URING_CMD_IO on
  * /dev/ngXnY or the block node).
  *
- * Prints one JSON object: the figures of the measured commands (latency
- * from submission to the reaping of each command's completion; mean, min,
- * percentiles, 101-point CDF) and IOPS over the measured part. Exit status
- * 0; 1 on an error, with one line saying what; 2 when the kernel lacks the
- * path (no uring_cmd on this node).
+ * One path prints one JSON object: the measured commands' figures (latency
+ * from submission to the reaping of each command's completion: mean, min,
+ * percentiles, 101-point CDF), IOPS over the measured part, and CPU time
+ * per command: the process's (getrusage, all its threads) and the whole
+ * guest's busy time (/proc/stat, every CPU, interrupts included).
+ *
+ * pair runs A and B in slices of N commands, ABBA order (A B, B A, A B,
+ * ...), each path on its own ring or threads set up once, and prints one
+ * JSON object: both paths' figures over all their slices, every pair's
+ * IOPS and CPU per command, and the median over the pairs of B's IOPS over
+ * A's, of B's CPU per command over A's and of B's time per command minus
+ * A's, each with a 95 % confidence interval (sign test: order statistics
+ * of the pairs), and the verdict on the IOPS ratio: "within" (the interval
+ * inside 0.98-1.02), "faster" (above 1), "slower" (below 1), "unresolved".
+ *
+ * Exit status 0; 1 on an error, with one line saying what; 2 when the
+ * kernel lacks the path (no uring_cmd on this node).
  */
 #include <stddef.h>
 #include <endian.h>
@@ -42,32 +68,60 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <linux/fs.h>
 #include <uringcmd-nvme.h>	/* the project's library: lib/ */
 
 #define READ_SPAN	(256ULL << 20)
 #define READ_BS		4096
+#define BAND		0.02	/* "within": the interval inside 1 +- BAND */
 
 enum kind { K_NOP, K_ADMIN, K_QUERY, K_READ };
+enum admin_op { A_IDENTIFY, A_SMART, A_FEATURES };
+
+struct slot {
+	uint64_t t0;
+	void *buf;
+};
 
 struct bench {
 	enum kind kind;
+	enum admin_op op;
 	bool sync;		/* ioctl path */
 	bool pt;		/* read: passthrough */
-	bool smart;		/* admin: SMART log, not identify */
-	bool iopoll;
+	bool iopoll, fixed_file, fast_ring, fixed_buf;
 	const char *dev;
 	int fd;
-	unsigned int qd, n, warmup;
+	unsigned int qd;
 	const char *group, *path, *label;
 	__u32 nsid;
 	unsigned int lba_shift;
 	__u64 span_blocks;	/* read: 4 KiB blocks to choose from */
-	uint64_t *lat;		/* ns, one per measured command */
-	unsigned int nlat;
+	int bsz;		/* query: the answer expected */
+
+	/* uring paths: one ring, set up once */
+	struct io_uring ring;
+	struct slot *slots;
+	unsigned int *free_slots, nfree, seed;
+
+	/* sync paths, QD > 1: QD threads, kept between slices */
+	pthread_t *th;
+	pthread_barrier_t go, done;
 	pthread_mutex_t lock;
-	unsigned int issued;	/* sync threads: commands taken */
+	unsigned int issued, slice_end;
+	bool quit;
+
+	/* figures of the recorded slices */
+	bool record;
+	uint64_t *lat;		/* ns, one per recorded command */
+	unsigned int nlat, cap;
+	uint64_t wall_ns, cpu_ns, busy_ns, cmds;
+};
+
+/* one slice: wall time, process CPU time, whole-guest busy time */
+struct slice {
+	uint64_t wall_ns, cpu_ns, busy_ns;
 };
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -127,24 +181,32 @@ static void check_res(struct bench *b, int res, __u64 want)
 
 static void admin_cmd(const struct bench *b, struct nvme_uring_cmd *c, void *buf)
 {
-	if (b->smart)
+	switch (b->op) {
+	case A_SMART:
 		uringcmd_nvme_get_log(c, NVME_NSID_ALL, NVME_LOG_LID_SMART, buf,
 				      sizeof(struct nvme_smart_log));
-	else
+		return;
+	case A_FEATURES:
+		uringcmd_nvme_get_features(c, NVME_FEAT_FID_NUM_QUEUES,
+					   NVME_GET_FEATURES_SEL_CURRENT, NULL, 0);
+		return;
+	case A_IDENTIFY:
 		uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+		return;
+	}
 }
 
-static __u64 rand_block(const struct bench *b, unsigned int *seed)
+static __u64 rand_block(struct bench *b)
 {
-	__u64 r = (__u64)rand_r(seed) << 31 | rand_r(seed);
+	__u64 r = (__u64)rand_r(&b->seed) << 31 | rand_r(&b->seed);
 
 	return r % b->span_blocks;
 }
 
-/* Fill @sqe for command @i of a uring path. */
-static void prep(struct bench *b, struct io_uring_sqe *sqe, void *buf,
-		 unsigned int *seed)
+/* Fill @sqe with a command of a uring path, on slot @s's buffer. */
+static void prep(struct bench *b, struct io_uring_sqe *sqe, unsigned int s)
 {
+	void *buf = b->slots[s].buf;
 	struct nvme_uring_cmd c;
 	__u64 blk;
 
@@ -153,196 +215,316 @@ static void prep(struct bench *b, struct io_uring_sqe *sqe, void *buf,
 		io_uring_prep_nop(sqe);
 		return;
 	case K_READ:
-		blk = rand_block(b, seed);
+		blk = rand_block(b);
 		if (!b->pt) {
-			io_uring_prep_read(sqe, b->fd, buf, READ_BS, blk * READ_BS);
-			return;
+			if (b->fixed_buf)
+				io_uring_prep_read_fixed(sqe, b->fd, buf, READ_BS,
+							 blk * READ_BS, s);
+			else
+				io_uring_prep_read(sqe, b->fd, buf, READ_BS,
+						   blk * READ_BS);
+			break;
 		}
 		blk <<= 12 - b->lba_shift;
 		uringcmd_nvme_rw(&c, nvme_cmd_read, b->nsid, buf, READ_BS, blk,
 				 READ_BS >> b->lba_shift);
-		uringcmd_prep_nvme(sqe, b->fd, NVME_URING_CMD_IO, &c);
-		return;
+		if (b->fixed_buf)
+			uringcmd_prep_nvme_fixed(sqe, b->fd, NVME_URING_CMD_IO, &c, s);
+		else
+			uringcmd_prep_nvme(sqe, b->fd, NVME_URING_CMD_IO, &c);
+		break;
 	case K_ADMIN:
 		admin_cmd(b, &c, buf);
 		uringcmd_prep_nvme(sqe, b->fd, NVME_URING_CMD_ADMIN, &c);
-		return;
+		break;
 	case K_QUERY:	/* a plain ring: 64-byte SQEs */
 		uringcmd_prep_block_query(sqe, b->fd, BLKBSZGET, NULL);
-		return;
+		break;
+	}
+	if (b->fixed_file) {
+		sqe->fd = 0;	/* the index in the registered files */
+		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 }
 
 /* The answer a uring command must complete with. */
-static __u64 want_res(const struct bench *b, int bsz)
+static __u64 want_res(const struct bench *b)
 {
 	if (b->kind == K_READ && !b->pt)
 		return READ_BS;
 	if (b->kind == K_QUERY)
-		return bsz;
+		return b->bsz;
 	return 0;
 }
 
-/* ---- uring paths: QD in flight, or batches of QD for queries ------------ */
+static void record(struct bench *b, uint64_t ns)
+{
+	if (b->record && b->nlat < b->cap)
+		b->lat[b->nlat++] = ns;
+}
 
-struct slot {
-	uint64_t t0;
-	void *buf;
-};
+/* ---- uring paths: QD in flight, or batches of QD for nop and queries ---- */
 
-static void run_uring(struct bench *b)
+static void setup_uring(struct bench *b)
 {
 	struct io_uring_params p = { 0 };
-	unsigned int total = b->warmup + b->n, submitted = 0, done = 0, i;
-	unsigned int seed = 42, inflight = 0;
-	struct slot *slots;
-	struct io_uring ring;
-	unsigned int *free_slots, nfree;
-	int bsz = 0, ret;
-	bool batch = b->kind == K_QUERY;
-	uint64_t start = 0;
+	unsigned int i;
+	int ret;
 
-	if (b->kind == K_QUERY && ioctl(b->fd, BLKBSZGET, &bsz))
+	if (b->kind == K_QUERY && ioctl(b->fd, BLKBSZGET, &b->bsz))
 		die("%s: BLKBSZGET: %s", b->dev, strerror(errno));
 	if (b->kind == K_ADMIN || (b->kind == K_READ && b->pt))
 		p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	if (b->iopoll)
 		p.flags |= IORING_SETUP_IOPOLL;
-	ret = io_uring_queue_init_params(b->qd < 8 ? 8 : b->qd, &ring, &p);
+	if (b->fast_ring)
+		p.flags |= IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+	ret = io_uring_queue_init_params(b->qd < 8 ? 8 : b->qd, &b->ring, &p);
 	if (ret)
-		die("io_uring_queue_init: %s", strerror(-ret));
+		die("io_uring_queue_init (flags %#x): %s", p.flags, strerror(-ret));
 
-	slots = calloc(b->qd, sizeof(*slots));
-	free_slots = calloc(b->qd, sizeof(*free_slots));
-	if (!slots || !free_slots)
+	b->slots = calloc(b->qd, sizeof(*b->slots));
+	b->free_slots = calloc(b->qd, sizeof(*b->free_slots));
+	if (!b->slots || !b->free_slots)
 		die("out of memory");
 	for (i = 0; i < b->qd; i++) {
-		slots[i].buf = xalloc(4096);
-		free_slots[i] = i;
+		b->slots[i].buf = xalloc(4096);
+		b->free_slots[i] = i;
 	}
-	nfree = b->qd;
+	b->nfree = b->qd;
+	b->seed = 42;
 
-	while (done < total) {
+	if (b->fixed_file && b->kind != K_NOP) {
+		ret = io_uring_register_files(&b->ring, &b->fd, 1);
+		if (ret)
+			die("io_uring_register_files: %s", strerror(-ret));
+	}
+	if (b->fixed_buf) {
+		struct iovec *iov = calloc(b->qd, sizeof(*iov));
+
+		if (!iov)
+			die("out of memory");
+		for (i = 0; i < b->qd; i++) {
+			iov[i].iov_base = b->slots[i].buf;
+			iov[i].iov_len = 4096;
+		}
+		ret = io_uring_register_buffers(&b->ring, iov, b->qd);
+		if (ret)
+			die("io_uring_register_buffers: %s", strerror(-ret));
+		free(iov);
+	}
+}
+
+/* @count commands: QD kept in flight (or whole batches), then drained. */
+static void slice_uring(struct bench *b, unsigned int count)
+{
+	unsigned int submitted = 0, done = 0, inflight = 0;
+	bool batch = b->kind == K_QUERY || b->kind == K_NOP;
+	int ret;
+
+	while (done < count) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, seen = 0;
 
-		/* refill: all free slots, or for queries a whole batch at once */
-		if (!batch || inflight == 0) {
+		/* refill: all free slots, or a whole batch at once */
+		if ((!batch || inflight == 0) && submitted < count) {
 			uint64_t t0 = now_ns();
 
-			while (nfree && submitted < total) {
-				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-				unsigned int s = free_slots[--nfree];
+			while (b->nfree && submitted < count) {
+				struct io_uring_sqe *sqe = io_uring_get_sqe(&b->ring);
+				unsigned int s = b->free_slots[--b->nfree];
 
-				prep(b, sqe, slots[s].buf, &seed);
+				prep(b, sqe, s);
 				sqe->user_data = s;
-				slots[s].t0 = t0;
+				b->slots[s].t0 = t0;
 				submitted++;
 				inflight++;
 			}
-			ret = io_uring_submit(&ring);
+			ret = io_uring_submit(&b->ring);
 			if (ret < 0)
 				die("io_uring_submit: %s", strerror(-ret));
 		}
-		ret = io_uring_wait_cqe(&ring, &cqe);
+		ret = io_uring_wait_cqe(&b->ring, &cqe);
 		if (ret && ret != -EINTR && ret != -ETIME && ret != -EAGAIN)
 			die("io_uring_wait_cqe: %s", strerror(-ret));
-		io_uring_for_each_cqe(&ring, head, cqe) {
+		io_uring_for_each_cqe(&b->ring, head, cqe) {
 			unsigned int s = cqe->user_data;
-			uint64_t t1 = now_ns();
 
-			check_res(b, cqe->res, want_res(b, bsz));
-			if (done >= b->warmup) {
-				if (done == b->warmup)
-					start = slots[s].t0;
-				b->lat[b->nlat++] = t1 - slots[s].t0;
-			}
+			check_res(b, cqe->res, want_res(b));
+			record(b, now_ns() - b->slots[s].t0);
 			done++;
 			seen++;
 			inflight--;
-			free_slots[nfree++] = s;
+			b->free_slots[b->nfree++] = s;
 		}
-		io_uring_cq_advance(&ring, seen);
+		io_uring_cq_advance(&b->ring, seen);
 	}
-	/* elapsed from the first measured submission to the last completion */
-	b->lat[b->nlat] = now_ns() - start;	/* read by report() */
-	io_uring_queue_exit(&ring);
 }
 
 /* ---- sync paths: QD threads each calling the ioctl ---------------------- */
 
-static void *sync_thread(void *arg)
+static void sync_cmd(struct bench *b, void *buf)
 {
-	struct bench *b = arg;
-	void *buf = xalloc(4096);
 	struct nvme_passthru_cmd ac;
+	struct nvme_uring_cmd c;
 	uint64_t t0, t1;
 	int bsz, ret;
 
+	t0 = now_ns();
+	if (b->kind == K_QUERY) {
+		ret = ioctl(b->fd, BLKBSZGET, &bsz);
+	} else {
+		admin_cmd(b, &c, buf);
+		uringcmd_nvme_to_passthru(&c, &ac);
+		ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &ac);
+	}
+	t1 = now_ns();
+	if (ret)
+		check_res(b, ret < 0 ? -errno : ret, 0);
+	if (b->qd > 1)
+		pthread_mutex_lock(&b->lock);
+	record(b, t1 - t0);
+	if (b->qd > 1)
+		pthread_mutex_unlock(&b->lock);
+}
+
+/* commands until the slice's count is taken */
+static void sync_loop(struct bench *b, void *buf)
+{
 	for (;;) {
 		unsigned int i;
 
 		pthread_mutex_lock(&b->lock);
 		i = b->issued++;
 		pthread_mutex_unlock(&b->lock);
-		if (i >= b->warmup + b->n)
-			break;
-		t0 = now_ns();
-		if (b->kind == K_QUERY) {
-			ret = ioctl(b->fd, BLKBSZGET, &bsz);
-		} else {
-			struct nvme_uring_cmd c;
+		if (i >= b->slice_end)
+			return;
+		sync_cmd(b, buf);
+	}
+}
 
-			admin_cmd(b, &c, buf);
-			uringcmd_nvme_to_passthru(&c, &ac);
-			ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &ac);
-		}
-		t1 = now_ns();
-		if (ret)
-			check_res(b, ret < 0 ? -errno : ret, 0);
-		if (i >= b->warmup) {
-			pthread_mutex_lock(&b->lock);
-			b->lat[b->nlat++] = t1 - t0;
-			pthread_mutex_unlock(&b->lock);
-		}
+static void *sync_thread(void *arg)
+{
+	struct bench *b = arg;
+	void *buf = xalloc(4096);
+
+	for (;;) {
+		pthread_barrier_wait(&b->go);
+		if (b->quit)
+			break;
+		sync_loop(b, buf);
+		pthread_barrier_wait(&b->done);
 	}
 	free(buf);
 	return NULL;
 }
 
-static void run_sync(struct bench *b)
+static void setup_sync(struct bench *b)
 {
-	pthread_t *th = calloc(b->qd, sizeof(*th));
-	uint64_t start;
 	unsigned int i;
 
-	if (!th)
-		die("out of memory");
-	/* warm-up alone, so that the measured part starts with all threads */
-	b->issued = 0;
-	{
-		unsigned int n = b->n;
-
-		b->n = 0;
-		sync_thread(b);
-		b->n = n;
-	}
-	b->nlat = 0;
-	b->issued = b->warmup;
-	start = now_ns();
-	if (b->qd == 1) {	/* no thread start-up in the figures */
-		sync_thread(b);
-		b->lat[b->nlat] = now_ns() - start;
-		free(th);
+	pthread_mutex_init(&b->lock, NULL);
+	if (b->qd == 1) {
+		b->slots = calloc(1, sizeof(*b->slots));
+		if (!b->slots)
+			die("out of memory");
+		b->slots[0].buf = xalloc(4096);
 		return;
 	}
+	b->th = calloc(b->qd, sizeof(*b->th));
+	if (!b->th)
+		die("out of memory");
+	pthread_barrier_init(&b->go, NULL, b->qd + 1);
+	pthread_barrier_init(&b->done, NULL, b->qd + 1);
 	for (i = 0; i < b->qd; i++)
-		if (pthread_create(&th[i], NULL, sync_thread, b))
+		if (pthread_create(&b->th[i], NULL, sync_thread, b))
 			die("pthread_create failed");
-	for (i = 0; i < b->qd; i++)
-		pthread_join(th[i], NULL);
-	b->lat[b->nlat] = now_ns() - start;
-	free(th);
+}
+
+static void slice_sync(struct bench *b, unsigned int count)
+{
+	b->issued = 0;
+	b->slice_end = count;
+	if (b->qd == 1) {	/* no thread hand-over in the figures */
+		sync_loop(b, b->slots[0].buf);
+		return;
+	}
+	pthread_barrier_wait(&b->go);
+	pthread_barrier_wait(&b->done);
+}
+
+/* ---- slices and their cost ---------------------------------------------- */
+
+static uint64_t cpu_self_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage: %s", strerror(errno));
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* busy time of every CPU of the guest, from /proc/stat (USER_HZ ticks) */
+static uint64_t busy_ns(void)
+{
+	unsigned long long v[8] = { 0 }, sum = 0;
+	static long hz;
+	FILE *f;
+	int i, got;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	f = fopen("/proc/stat", "r");
+	if (!f)
+		die("/proc/stat: %s", strerror(errno));
+	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (got != 8)
+		die("/proc/stat: unexpected format");
+	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
+	for (i = 0; i < 8; i++)
+		if (i != 3 && i != 4)
+			sum += v[i];
+	return sum * (1000000000ULL / hz);
+}
+
+static struct slice run_slice(struct bench *b, unsigned int count, bool rec)
+{
+	uint64_t busy0, cpu0, t0;
+	struct slice s;
+
+	b->record = rec;
+	busy0 = busy_ns();
+	cpu0 = cpu_self_ns();
+	t0 = now_ns();
+	if (b->sync)
+		slice_sync(b, count);
+	else
+		slice_uring(b, count);
+	s.wall_ns = now_ns() - t0;
+	s.cpu_ns = cpu_self_ns() - cpu0;
+	s.busy_ns = busy_ns() - busy0;
+	if (rec) {
+		b->wall_ns += s.wall_ns;
+		b->cpu_ns += s.cpu_ns;
+		b->busy_ns += s.busy_ns;
+		b->cmds += count;
+	}
+	return s;
+}
+
+static void setup(struct bench *b, unsigned int cap)
+{
+	b->lat = calloc(cap, sizeof(*b->lat));
+	if (!b->lat)
+		die("out of memory");
+	b->cap = cap;
+	if (b->sync)
+		setup_sync(b);
+	else
+		setup_uring(b);
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -350,6 +532,13 @@ static void run_sync(struct bench *b)
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -374,12 +563,18 @@ static void json_str(const char *key, const char *v)
 	printf("\", ");
 }
 
-static void report(struct bench *b)
+static const char *json_bool(bool v)
 {
-	uint64_t elapsed = b->lat[b->nlat], sum = 0;
-	unsigned int n = b->nlat, i;
+	return v ? "true" : "false";
+}
 
-	if (!n)
+/* One path's figures over its recorded slices, as a JSON object. */
+static void print_point(struct bench *b)
+{
+	unsigned int n = b->nlat, i;
+	uint64_t sum = 0;
+
+	if (!n || !b->cmds || !b->wall_ns)
 		die("nothing measured");
 	qsort(b->lat, n, sizeof(*b->lat), cmp_u64);
 	for (i = 0; i < n; i++)
@@ -389,8 +584,13 @@ static void report(struct bench *b)
 	json_str("path", b->path);
 	json_str("label", b->label);
 	json_str("dev", b->dev);
-	printf("\"qd\": %u, \"iopoll\": %s, \"n\": %u, \"iops\": %.1f, ", b->qd,
-	       b->iopoll ? "true" : "false", n, n * 1e9 / (double)elapsed);
+	printf("\"qd\": %u, \"iopoll\": %s, \"fixed_file\": %s, \"fast_ring\": %s, "
+	       "\"fixed_buf\": %s, ", b->qd, json_bool(b->iopoll),
+	       json_bool(b->fixed_file), json_bool(b->fast_ring), json_bool(b->fixed_buf));
+	printf("\"n\": %llu, \"iops\": %.1f, \"cpu_ns_per_cmd\": %.1f, "
+	       "\"busy_ns_per_cmd\": %.1f, ", (unsigned long long)b->cmds,
+	       b->cmds * 1e9 / (double)b->wall_ns, (double)b->cpu_ns / b->cmds,
+	       (double)b->busy_ns / b->cmds);
 	printf("\"lat_ns\": {\"mean\": %.0f, \"min\": %llu, \"p50\": %llu, "
 	       "\"p99\": %llu, \"p999\": %llu, \"max\": %llu}, ", (double)sum / n,
 	       (unsigned long long)b->lat[0],
@@ -402,7 +602,119 @@ static void report(struct bench *b)
 	for (i = 0; i <= 100; i++)
 		printf("%s[%llu, %.2f]", i ? ", " : "",
 		       (unsigned long long)pct(b->lat, n, i / 100.0), i / 100.0);
-	printf("]}\n");
+	printf("]}");
+}
+
+/*
+ * The median of @v and its distribution-free 95 % confidence interval: the
+ * order statistics x(k) and x(n + 1 - k) with k the largest such that
+ * P(Binomial(n, 1/2) < k) <= 2.5 % (the sign test's interval; n >= 6).
+ */
+static void median_ci(double *v, unsigned int n, double *med, double *lo, double *hi)
+{
+	double p = 1, cdf = 0;
+	unsigned int j, k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	for (j = 0; j < n; j++)
+		p /= 2;			/* P(X = 0) */
+	for (j = 0; j < n; j++) {
+		if (cdf + p > 0.025)
+			break;
+		cdf += p;
+		k = j + 1;
+		p = p * (n - j) / (j + 1);	/* P(X = j + 1) */
+	}
+	*lo = v[k ? k - 1 : 0];
+	*hi = v[k ? n - k : n - 1];
+}
+
+static void print_ci(const char *key, double *v, unsigned int n, double *med,
+		     double *lo, double *hi)
+{
+	median_ci(v, n, med, lo, hi);
+	printf("\"%s\": {\"median\": %.5f, \"lo\": %.5f, \"hi\": %.5f}, ", key,
+	       *med, *lo, *hi);
+}
+
+static const char *verdict(double lo, double hi)
+{
+	if (lo >= 1 - BAND && hi <= 1 + BAND)
+		return "within";
+	if (lo > 1)
+		return "faster";
+	if (hi < 1)
+		return "slower";
+	return "unresolved";
+}
+
+/* ---- the two modes ---------------------------------------------------------- */
+
+static void run_one(struct bench *b, unsigned int n, unsigned int warmup)
+{
+	setup(b, n);
+	if (warmup)
+		run_slice(b, warmup, false);
+	run_slice(b, n, true);
+	print_point(b);
+	putchar('\n');
+}
+
+/*
+ * @pairs pairs of slices of @slice commands, A B then B A in turn, after a
+ * warm-up slice of each.
+ */
+static void run_pair(struct bench *a, struct bench *b, const char *group,
+		     unsigned int slice, unsigned int warmup, unsigned int pairs)
+{
+	double *ratio = calloc(pairs, sizeof(double));
+	double *cpu = calloc(pairs, sizeof(double));
+	double *add = calloc(pairs, sizeof(double));
+	struct slice (*s)[2] = calloc(pairs, sizeof(*s));
+	double med, lo, hi;
+	unsigned int i;
+
+	if (!ratio || !cpu || !add || !s)
+		die("out of memory");
+	setup(a, pairs * slice);
+	setup(b, pairs * slice);
+	if (warmup) {
+		run_slice(a, warmup, false);
+		run_slice(b, warmup, false);
+	}
+	for (i = 0; i < pairs; i++) {
+		if (i % 2 == 0) {
+			s[i][0] = run_slice(a, slice, true);
+			s[i][1] = run_slice(b, slice, true);
+		} else {
+			s[i][1] = run_slice(b, slice, true);
+			s[i][0] = run_slice(a, slice, true);
+		}
+	}
+
+	printf("{\"kind\": \"pair\", ");
+	json_str("group", group);
+	printf("\"slice\": %u, \"pairs_n\": %u, \"band\": %.2f, \"a\": ", slice,
+	       pairs, BAND);
+	print_point(a);
+	printf(", \"b\": ");
+	print_point(b);
+	printf(", \"pairs\": [");
+	for (i = 0; i < pairs; i++) {
+		double ia = slice * 1e9 / s[i][0].wall_ns, ib = slice * 1e9 / s[i][1].wall_ns;
+		double ca = (double)s[i][0].cpu_ns / slice, cb = (double)s[i][1].cpu_ns / slice;
+
+		printf("%s[%.1f, %.1f, %.1f, %.1f]", i ? ", " : "", ia, ib, ca, cb);
+		ratio[i] = ib / ia;
+		cpu[i] = ca > 0 ? cb / ca : 1;
+		add[i] = (double)s[i][1].wall_ns / slice - (double)s[i][0].wall_ns / slice;
+	}
+	printf("], ");
+	print_ci("cpu_ratio", cpu, pairs, &med, &lo, &hi);
+	print_ci("add_ns", add, pairs, &med, &lo, &hi);
+	print_ci("ratio", ratio, pairs, &med, &lo, &hi);
+	printf("\"verdict\": \"%s\"}\n", verdict(lo, hi));
 }
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -457,8 +769,10 @@ static void open_dev(struct bench *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: uc_bench [-q QD] [-n N] [-w W] [-P] [-g GROUP -p PATH -l LABEL]\n"
-		"       nop | admin ioctl|uring DEV identify|smart |\n"
+	fprintf(stderr, "usage: uc_bench [-n N] [-w W] [-r PAIRS] [-g GROUP] [PATH-OPTIONS] SPEC\n"
+		"       uc_bench [-n N] [-w W] [-r PAIRS] [-g GROUP] [PATH-OPTIONS] pair SPEC vs SPEC\n"
+		"SPEC:  [-q QD] [-P] [-F] [-C] [-B] [-p PATH] [-l LABEL]\n"
+		"       nop | admin ioctl|uring DEV identify|smart|features |\n"
 		"       query ioctl|uring DEV | read uring|pt DEV\n");
 	exit(1);
 }
@@ -468,71 +782,120 @@ static bool is(const char *a, const char *b)
 	return a && !strcmp(a, b);
 }
 
-int main(int argc, char **argv)
+/* the options of a run, beside those of a path */
+struct run {
+	unsigned int n, warmup, pairs;
+	bool warmup_set;
+};
+
+/*
+ * Options from @argv[1] on into @b (and @r: NULL where only path options
+ * are allowed); the index of the first operand.
+ */
+static int parse_opts(struct bench *b, struct run *r, int argc, char **argv)
 {
-	struct bench b = { .qd = 1, .n = 10000, .fd = -1 };
-	bool warmup_set = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "q:n:w:Pg:p:l:")) != -1) {
+	optind = 0;	/* glibc: start afresh, at argv[1] */
+	while ((opt = getopt(argc, argv, "+q:n:w:r:PFCBg:p:l:")) != -1) {
+		if (!r && strchr("nwrg", opt))
+			usage();
 		switch (opt) {
-		case 'q': b.qd = strtoul(optarg, NULL, 0); break;
-		case 'n': b.n = strtoul(optarg, NULL, 0); break;
-		case 'w': b.warmup = strtoul(optarg, NULL, 0); warmup_set = true; break;
-		case 'P': b.iopoll = true; break;
-		case 'g': b.group = optarg; break;
-		case 'p': b.path = optarg; break;
-		case 'l': b.label = optarg; break;
+		case 'q': b->qd = strtoul(optarg, NULL, 0); break;
+		case 'n': r->n = strtoul(optarg, NULL, 0); break;
+		case 'w': r->warmup = strtoul(optarg, NULL, 0); r->warmup_set = true; break;
+		case 'r': r->pairs = strtoul(optarg, NULL, 0); break;
+		case 'P': b->iopoll = true; break;
+		case 'F': b->fixed_file = true; break;
+		case 'C': b->fast_ring = true; break;
+		case 'B': b->fixed_buf = true; break;
+		case 'g': b->group = optarg; break;
+		case 'p': b->path = optarg; break;
+		case 'l': b->label = optarg; break;
 		default: usage();
 		}
 	}
-	argv += optind;
-	argc -= optind;
-	if (argc < 1 || !b.qd || b.qd > 256 || !b.n)
+	if (!b->qd || b->qd > 256)
 		usage();
-	if (!warmup_set)
-		b.warmup = b.n / 10;
+	return optind;
+}
 
-	if (is(argv[0], "nop")) {
-		b.kind = K_NOP;
+/* The SPEC's operands @argv[0..argc-1] into @b, and its device opened. */
+static void parse_spec(struct bench *b, int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	if (is(argv[0], "nop") && argc == 1) {
+		b->kind = K_NOP;
 	} else if (is(argv[0], "admin") && argc == 4) {
-		b.kind = K_ADMIN;
-		b.sync = is(argv[1], "ioctl");
-		b.smart = is(argv[3], "smart");
-		if (!b.smart && !is(argv[3], "identify"))
+		b->kind = K_ADMIN;
+		if (is(argv[3], "smart"))
+			b->op = A_SMART;
+		else if (is(argv[3], "features"))
+			b->op = A_FEATURES;
+		else if (is(argv[3], "identify"))
+			b->op = A_IDENTIFY;
+		else
 			usage();
 	} else if (is(argv[0], "query") && argc == 3) {
-		b.kind = K_QUERY;
-		b.sync = is(argv[1], "ioctl");
+		b->kind = K_QUERY;
 	} else if (is(argv[0], "read") && argc == 3) {
-		b.kind = K_READ;
-		b.pt = is(argv[1], "pt");
-		if (!b.pt && !is(argv[1], "uring"))
+		b->kind = K_READ;
+		b->pt = is(argv[1], "pt");
+		if (!b->pt && !is(argv[1], "uring"))
 			usage();
 	} else {
 		usage();
 	}
-	if (b.kind != K_NOP) {
-		if (!b.sync && !is(argv[1], "uring") && !is(argv[1], "pt"))
+	if (b->kind != K_NOP) {
+		b->sync = is(argv[1], "ioctl");
+		if (b->kind == K_READ ? b->sync : !b->sync && !is(argv[1], "uring"))
 			usage();
-		b.dev = argv[2];
-		open_dev(&b);
+		b->dev = argv[2];
+		open_dev(b);
 	}
-	if (b.sync && b.iopoll)
-		die("-P applies to io_uring paths only");
-	if (!b.path)
-		b.path = b.sync ? "ioctl" : "uring";
-	if (!b.group)
-		b.group = argv[0];
+	if (b->sync && (b->iopoll || b->fixed_file || b->fast_ring || b->fixed_buf))
+		die("-P, -F, -C and -B apply to io_uring paths only");
+	if (b->fixed_buf && b->kind != K_READ)
+		die("-B applies to the read paths only");
+	if (!b->path)
+		b->path = b->sync ? "ioctl" : "uring";
+	if (!b->group)
+		b->group = argv[0];
+}
 
-	b.lat = calloc(b.n + 1, sizeof(*b.lat));	/* +1: the elapsed time */
-	if (!b.lat)
-		die("out of memory");
-	pthread_mutex_init(&b.lock, NULL);
-	if (b.sync)
-		run_sync(&b);
-	else
-		run_uring(&b);
-	report(&b);
+int main(int argc, char **argv)
+{
+	struct bench t = { .qd = 1, .fd = -1 }, a, b;
+	struct run r = { .pairs = 32 };
+	unsigned int n;
+	int i, k;
+
+	k = parse_opts(&t, &r, argc, argv);
+	argv += k;
+	argc -= k;
+	if (argc < 1)
+		usage();
+	if (!is(argv[0], "pair")) {
+		n = r.n ? r.n : 10000;
+		parse_spec(&t, argc, argv);
+		run_one(&t, n, r.warmup_set ? r.warmup : n / 10);
+		return 0;
+	}
+
+	for (i = 1; i < argc && !is(argv[i], "vs"); i++)
+		;
+	if (i >= argc || r.pairs < 6)
+		usage();
+	a = t;
+	b = t;
+	/* argv[0] ("pair") and argv[i] ("vs") stand where getopt skips argv[0] */
+	k = parse_opts(&a, NULL, i, argv);
+	parse_spec(&a, i - k, argv + k);
+	k = parse_opts(&b, NULL, argc - i, argv + i);
+	parse_spec(&b, argc - i - k, argv + i + k);
+	n = r.n ? r.n : 2000;
+	run_pair(&a, &b, t.group ? t.group : "pair", n,
+		 r.warmup_set ? r.warmup : n, r.pairs);
 	return 0;
 }
