@@ -9,9 +9,16 @@
 # BENCHDIR holds uc_bench (build/bench). The guest must have, as
 # bench/bench.sh boots it: /dev/nvme0n1 file-backed, /dev/nvme0n2 null-co
 # (the controller's own service time), nvme.poll_queues=1 for IOPOLL.
-# Environment: BENCH_N (measured commands per point, 10000), BENCH_FIO
-# (fio with the uringcmd engine: build/fio/src/fio), BENCH_ACCEL (tcg|kvm,
-# recorded), BENCH_QUICK=1 (QD 1 and the largest only: for the tests).
+# Environment: BENCH_N (measured commands per point, 10000), BENCH_PAIRS
+# (pairs of slices per comparison, 32), BENCH_SLICE (commands per slice of
+# the slow paths, 2000; QD 16 paths take twice, block queries 25 times as
+# many), BENCH_FIO (fio with the uringcmd engine: build/fio/src/fio),
+# BENCH_ACCEL (tcg|kvm, recorded), BENCH_QUICK=1 (QD 1 and the largest
+# only, 6 pairs of 200-command slices: for the tests).
+#
+# The comparisons come first: each is one uc_bench pair run, the two paths
+# alternated in slices (A B, B A, ...) so that both see the same moment of
+# the host; the points after them give each path's latency alone.
 set -eu
 
 [ $# -ge 2 ] || { echo "usage: $0 BENCHDIR OUT.json [BOOT]" >&2; exit 2; }
@@ -38,14 +45,18 @@ die() { echo "bench/run.sh: $*" >&2; exit 1; }
 work=$(mktemp -d /tmp/uringcmd-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 lines=$work/results.jsonl
+pairlines=$work/pairs.jsonl
 : >"$lines"
+: >"$pairlines"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	qds="1 32"
 	batches="1 64"
+	pairs=6 slice=200
 else
 	qds="1 4 16 32"
 	batches="1 8 32 64"
+	pairs=${BENCH_PAIRS:-32} slice=${BENCH_SLICE:-2000}
 fi
 poll=$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || echo 0)
 
@@ -56,6 +67,74 @@ m() {
 	"$bin" -g "$g" -p "$p" -l "$l" -n "$n" "$@" >>"$lines" ||
 		die "uc_bench $* failed (group $g, path $p)"
 }
+
+# compare ID SLICE A-SPEC vs B-SPEC: one comparison, B against A
+compare() {
+	local id=$1 sl=$2
+	shift 2
+	"$bin" -g "$id" -n "$sl" -r "$pairs" pair "$@" >>"$pairlines" ||
+		die "uc_bench pair $* failed ($id)"
+}
+s2=$((slice * 2))
+sq=$((slice * 25))
+pt_ng="NVMe Read passthrough on $chr (upstream)"
+pt_bd="NVMe Read passthrough on $dev (this series)"
+id_ch="uring_cmd Identify on $ctrl (upstream)"
+id_bd="uring_cmd Identify on $dev (this series)"
+fast="registered file and buffers, SINGLE_ISSUER|COOP_TASKRUN"
+
+# 1. The block node against the char device: the same command, the same
+# 6.1 function at the end, two more calls on the way in.
+for qd in 1 16; do
+	[ "$qd" = 1 ] && sl=$slice || sl=$s2
+	compare "bdev-char-read-qd$qd" "$sl" \
+		-q "$qd" -p pt-ng -l "$pt_ng" read pt "$chr" vs \
+		-q "$qd" -p pt-bdev -l "$pt_bd" read pt "$dev"
+	compare "bdev-char-read-fast-qd$qd" "$sl" -F -C -B \
+		-q "$qd" -p pt-ng -l "$pt_ng, $fast" read pt "$chr" vs \
+		-q "$qd" -p pt-bdev -l "$pt_bd, $fast" read pt "$dev"
+	compare "bdev-char-identify-qd$qd" "$sl" \
+		-q "$qd" -p uring-char -l "$id_ch" admin uring "$ctrl" identify vs \
+		-q "$qd" -p uring-bdev -l "$id_bd" admin uring "$dev" identify
+done
+if [ "$poll" != 0 ]; then
+	compare bdev-char-read-poll-qd1 "$slice" -P \
+		-p pt-ng -l "$pt_ng, IOPOLL" read pt "$chr" vs \
+		-p pt-bdev -l "$pt_bd, IOPOLL" read pt "$dev"
+fi
+# the admin floor on both nodes: Get Features moves no data
+compare bdev-char-features-qd1 "$slice" \
+	-p uring-char -l "uring_cmd Get Features on $ctrl (upstream)" admin uring "$ctrl" features vs \
+	-p uring-bdev -l "uring_cmd Get Features on $dev (this series)" admin uring "$dev" features
+
+# 2. uring_cmd against the synchronous ioctl (QD threads, as nvme-cli
+# would run them), both on the block node
+for qd in 1 16; do
+	[ "$qd" = 1 ] && sl=$slice || sl=$s2
+	compare "uring-ioctl-identify-qd$qd" "$sl" \
+		-q "$qd" -p ioctl-bdev -l "sync NVME_IOCTL_ADMIN_CMD Identify on $dev, $qd thread(s)" \
+		admin ioctl "$dev" identify vs \
+		-q "$qd" -p uring-bdev -l "$id_bd" admin uring "$dev" identify
+done
+
+# 3. Batched block queries against ioctl(), and against batched NOPs (what
+# the query costs over io_uring's own per-request work)
+for b in 8 64; do
+	compare "query-ioctl-b$b" "$sq" \
+		-p ioctl -l "ioctl(BLKBSZGET), one call per query" query ioctl "$dev" vs \
+		-q "$b" -p uring -l "BLOCK_URING_CMD_IOCTL, batches of $b" query uring "$dev"
+	compare "query-ioctl-fast-b$b" "$sq" \
+		-p ioctl -l "ioctl(BLKBSZGET), one call per query" query ioctl "$dev" vs \
+		-q "$b" -F -C -p uring-fast -l "BLOCK_URING_CMD_IOCTL, batches of $b, registered file, SINGLE_ISSUER|COOP_TASKRUN" \
+		query uring "$dev"
+	compare "query-nop-b$b" "$sq" -q "$b" \
+		-p nop -l "io_uring NOP, batches of $b" nop vs \
+		-p uring -l "BLOCK_URING_CMD_IOCTL, batches of $b" query uring "$dev"
+done
+# the admin floor under Identify, on the char device
+compare admin-floor-identify-qd1 "$slice" \
+	-p features-char -l "uring_cmd Get Features on $ctrl (admin floor)" admin uring "$ctrl" features vs \
+	-p uring-char -l "$id_ch" admin uring "$ctrl" identify
 
 # The floor: io_uring itself, then the emulated device with nothing behind.
 m floor nop "io_uring NOP" nop
@@ -153,16 +232,18 @@ for qd in 1 32; do
 		--ioengine=io_uring --direct=1
 done
 
-python3 - "$lines" "$out" "$boot" "${BENCH_ACCEL:-tcg}" <<'EOF'
+python3 - "$lines" "$pairlines" "$out" "$boot" "${BENCH_ACCEL:-tcg}" <<'EOF'
 import json, os, sys
-lines, out, boot, accel = sys.argv[1:]
+lines, pairlines, out, boot, accel = sys.argv[1:]
 results = [json.loads(l) for l in open(lines) if l.strip()]
+pairs = [json.loads(l) for l in open(pairlines) if l.strip()]
 mem = 0
 for l in open("/proc/meminfo"):
     if l.startswith("MemTotal:"):
         mem = int(l.split()[1]) // 1024
 doc = {"boot": int(boot), "kernel": os.uname().release, "accel": accel,
-       "guest_cpus": os.cpu_count(), "guest_mem_mb": mem, "results": results}
+       "guest_cpus": os.cpu_count(), "guest_mem_mb": mem, "results": results,
+       "pairs": pairs}
 with open(out, "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")
