@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Description: the benchmark programs run on this guest (bench/run.sh with
 # short counts, QD 1 and 32): every group and path of the benchmark yields a
-# point with the measured count, IOPS and latency figures; no timing is
-# asserted. uc_bench names a bad device and refuses a char device for the
+# point with the measured count, IOPS, CPU per command and latency figures,
+# and every comparison (uc_bench pair) its pairs, a median ratio inside its
+# interval and a verdict; no timing is asserted. uc_bench names a bad device and refuses a char device for the
 # block queries with one line.
 #
 #   bench_programs.sh NVME_DEV [NVME_CHAR NVME_CTRL]
@@ -42,11 +43,31 @@ missing = want - got
 if missing:
     print(f"{sys.argv[0]}: missing points {sorted(missing)}")
     sys.exit(1)
-for r in doc["results"]:
+def point_ok(r):
     lat = r["lat_ns"]
-    if not (r["n"] > 0 and r["iops"] > 0 and 0 < lat["min"] <= lat["p50"] <= lat["p99"]
-            <= lat["p999"] <= lat["max"] and len(r["cdf"]) > 10):
-        print(f"bad point {r['group']} {r['path']} qd {r['qd']}: {r['n']} {r['iops']} {lat}")
+    return (r["n"] > 0 and r["iops"] > 0 and 0 < lat["min"] <= lat["p50"] <= lat["p99"]
+            <= lat["p999"] <= lat["max"] and len(r["cdf"]) > 10
+            and (r.get("cpu_ns_per_cmd", 0) >= 0 or r["group"] == "fio"))
+for r in doc["results"]:
+    if not point_ok(r):
+        print(f"bad point {r['group']} {r['path']} qd {r['qd']}: {r['n']} {r['iops']} {r['lat_ns']}")
+        sys.exit(1)
+want_cmp = {"bdev-char-read-qd1", "bdev-char-read-qd16", "bdev-char-read-fast-qd16",
+            "bdev-char-identify-qd1", "bdev-char-identify-qd16", "bdev-char-features-qd1",
+            "uring-ioctl-identify-qd1", "uring-ioctl-identify-qd16", "query-ioctl-b8",
+            "query-ioctl-b64", "query-ioctl-fast-b64", "query-nop-b64",
+            "admin-floor-identify-qd1"}
+got_cmp = {p["group"] for p in doc["pairs"]}
+if want_cmp - got_cmp:
+    print(f"{sys.argv[0]}: missing comparisons {sorted(want_cmp - got_cmp)}")
+    sys.exit(1)
+for p in doc["pairs"]:
+    r = p["ratio"]
+    if not (point_ok(p["a"]) and point_ok(p["b"]) and len(p["pairs"]) == p["pairs_n"] >= 6
+            and 0 < r["lo"] <= r["median"] <= r["hi"]
+            and p["verdict"] in ("within", "faster", "slower", "unresolved")
+            and p["a"]["n"] == p["b"]["n"] == p["slice"] * p["pairs_n"]):
+        print(f"bad comparison {p['group']}: {r} {p['verdict']} {len(p['pairs'])} pairs")
         sys.exit(1)
 PY
 
@@ -64,3 +85,5 @@ if [ -c "$chr" ]; then
 	expect_error "$chr: not a block device" query uring "$chr"
 fi
 expect_error "usage:" admin uring "$dev" format
+expect_error "usage:" -r 6 pair nop
+expect_error "apply to io_uring paths only" -r 6 pair nop vs -F query ioctl "$dev"
