@@ -38,9 +38,10 @@
  *
  * One path prints one JSON object: the measured commands' figures (latency
  * from submission to the reaping of each command's completion: mean, min,
- * percentiles, 101-point CDF), IOPS over the measured part, and CPU time
- * per command: the process's (getrusage, all its threads) and the whole
- * guest's busy time (/proc/stat, every CPU, interrupts included).
+ * percentiles, a CDF at every percent and at 99.5-99.99 %), IOPS over the
+ * measured part, and CPU time per command: the process's (getrusage, all
+ * its threads) and the whole guest's busy time (/proc/stat, every CPU,
+ * interrupts included).
  *
  * pair runs A and B in slices of N commands, ABBA order (A B, B A, A B,
  * ...), each path on its own ring or threads set up once, and prints one
@@ -571,6 +572,7 @@ static const char *json_bool(bool v)
 /* One path's figures over its recorded slices, as a JSON object. */
 static void print_point(struct bench *b)
 {
+	static const double tail[] = { 0.995, 0.998, 0.999, 0.9995, 0.9999 };
 	unsigned int n = b->nlat, i;
 	uint64_t sum = 0;
 
@@ -598,11 +600,15 @@ static void print_point(struct bench *b)
 	       (unsigned long long)pct(b->lat, n, 0.99),
 	       (unsigned long long)pct(b->lat, n, 0.999),
 	       (unsigned long long)b->lat[n - 1]);
+	/* every percent, then the tail in nines */
 	printf("\"cdf\": [");
-	for (i = 0; i <= 100; i++)
+	for (i = 0; i < 100; i++)
 		printf("%s[%llu, %.2f]", i ? ", " : "",
 		       (unsigned long long)pct(b->lat, n, i / 100.0), i / 100.0);
-	printf("]}");
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+		printf(", [%llu, %.4f]", (unsigned long long)pct(b->lat, n, tail[i]),
+		       tail[i]);
+	printf(", [%llu, 1.0]]}", (unsigned long long)b->lat[n - 1]);
 }
 
 /*
