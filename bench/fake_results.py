@@ -9,7 +9,8 @@ Writes DIR/boot-1.json ... boot-N.json (default 3) and DIR/env.json in the
 schema report.py reads, with every group and path the benchmark measures.
 The figures are random (seeded, so the same arguments give the same files)
 around a rough model of a TCG guest: a fixed latency at queue depth 1 and a
-ceiling each path saturates at. The numbers mean nothing; a few targets are
+ceiling each path saturates at; the comparisons (uc_bench pair) around a
+made-up ratio per comparison. The numbers mean nothing; a few targets are
 deliberately missed so the report's MISSED rows get exercised. --omit drops a
 path (repeatable), --no-iopoll the iopoll=true read4k runs.
 """
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import sys
 
 QDS = [1, 4, 16, 32]
@@ -55,6 +57,44 @@ MODEL = {
     ],
 }
 QUERY_IOCTL_US = 2.5            # one ioctl(BLKBSZGET)
+# comparison -> (A path, A label, B path, B label, QD, A IOPS, B/A ratio,
+# B/A CPU per command)
+PAIRS = {
+    "bdev-char-read-qd1": ("pt-ng", "passthrough on /dev/ng0n1", "pt-bdev",
+                           "passthrough on /dev/nvme0n1", 1, 9000, 0.995, 1.01),
+    "bdev-char-read-qd16": ("pt-ng", "passthrough on /dev/ng0n1", "pt-bdev",
+                            "passthrough on /dev/nvme0n1", 16, 40000, 1.0, 1.0),
+    "bdev-char-read-fast-qd1": ("pt-ng", "fast, /dev/ng0n1", "pt-bdev",
+                                "fast, /dev/nvme0n1", 1, 9500, 0.99, 1.0),
+    "bdev-char-read-fast-qd16": ("pt-ng", "fast, /dev/ng0n1", "pt-bdev",
+                                 "fast, /dev/nvme0n1", 16, 42000, 0.97, 1.03),
+    "bdev-char-identify-qd1": ("uring-char", "Identify on /dev/nvme0", "uring-bdev",
+                               "Identify on /dev/nvme0n1", 1, 9000, 0.99, 1.01),
+    "bdev-char-identify-qd16": ("uring-char", "Identify on /dev/nvme0", "uring-bdev",
+                                "Identify on /dev/nvme0n1", 16, 80000, 0.985, 1.02),
+    "bdev-char-read-poll-qd1": ("pt-ng", "polled, /dev/ng0n1", "pt-bdev",
+                                "polled, /dev/nvme0n1", 1, 14000, 1.0, 1.0),
+    "bdev-char-features-qd1": ("uring-char", "Get Features on /dev/nvme0", "uring-bdev",
+                               "Get Features on /dev/nvme0n1", 1, 12000, 0.98, 1.02),
+    "uring-ioctl-identify-qd1": ("ioctl-bdev", "ioctl, 1 thread", "uring-bdev",
+                                 "uring_cmd", 1, 10000, 0.9, 1.1),
+    "uring-ioctl-identify-qd16": ("ioctl-bdev", "ioctl, 16 threads", "uring-bdev",
+                                  "uring_cmd", 16, 30000, 2.6, 0.4),
+    "query-ioctl-b8": ("ioctl", "ioctl(BLKBSZGET)", "uring", "batches of 8", 8,
+                       900000, 1.3, 0.8),
+    "query-ioctl-fast-b8": ("ioctl", "ioctl(BLKBSZGET)", "uring-fast", "fast, 8", 8,
+                            900000, 1.4, 0.75),
+    "query-nop-b8": ("nop", "NOP, 8", "uring", "batches of 8", 8, 2000000, 0.6, 1.6),
+    "query-ioctl-b64": ("ioctl", "ioctl(BLKBSZGET)", "uring", "batches of 64", 64,
+                        900000, 1.8, 0.55),
+    "query-ioctl-fast-b64": ("ioctl", "ioctl(BLKBSZGET)", "uring-fast", "fast, 64", 64,
+                             900000, 1.95, 0.5),
+    "query-nop-b64": ("nop", "NOP, 64", "uring", "batches of 64", 64, 3000000, 0.55,
+                      1.8),
+    "admin-floor-identify-qd1": ("features-char", "Get Features on /dev/nvme0",
+                                 "uring-char", "Identify on /dev/nvme0", 1, 12000, 0.8,
+                                 1.1),
+}
 QUERY_SUBMIT_US, QUERY_CMD_US = 5.0, 0.8   # one io_uring_enter, one command
 
 
@@ -127,6 +167,47 @@ def query_results(rng, boot_f):
     return out
 
 
+def median_ci(v):
+    """Median and the sign test's 95 % interval, as uc_bench computes them."""
+    v, n = sorted(v), len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    p, cdf, k = 0.5 ** n, 0, 0
+    for j in range(n):
+        if cdf + p > 0.025:
+            break
+        cdf, k, p = cdf + p, j + 1, p * (n - j) / (j + 1)
+    return {"median": med, "lo": v[max(k, 1) - 1], "hi": v[n - max(k, 1)]}
+
+
+def pair_results(rng, boot_f, npairs=32, slice_n=2000):
+    out = []
+    for cid, (pa, la, pb, lb, qd, iops, r, c) in PAIRS.items():
+        rows = []
+        for _ in range(npairs):
+            ia = boot_f * iops * rng.gauss(1, 0.04)
+            ib = ia * r * rng.gauss(1, 0.015)
+            ca = 1e9 / iops * rng.gauss(1, 0.02) * (2 if qd > 1 else 1) / 2
+            rows.append([ia, ib, ca, ca * c * rng.gauss(1, 0.02)])
+        a = result(rng, cid, pa, la, qd, False, statistics.median(x[0] for x in rows),
+                   qd / iops * 1e6)
+        b = result(rng, cid, pb, lb, qd, False, statistics.median(x[1] for x in rows),
+                   qd / iops / r * 1e6)
+        for pt, col in ((a, 2), (b, 3)):
+            pt["n"] = npairs * slice_n
+            pt["cpu_ns_per_cmd"] = statistics.median(x[col] for x in rows)
+            pt["busy_ns_per_cmd"] = pt["cpu_ns_per_cmd"] * 1.3
+        ratio = median_ci([x[1] / x[0] for x in rows])
+        lo, hi = ratio["lo"], ratio["hi"]
+        verdict = ("within" if lo >= 0.98 and hi <= 1.02 else "faster" if lo > 1
+                   else "slower" if hi < 1 else "unresolved")
+        out.append({"kind": "pair", "group": cid, "slice": slice_n, "pairs_n": npairs,
+                    "band": 0.02, "a": a, "b": b, "pairs": rows,
+                    "cpu_ratio": median_ci([x[3] / x[2] for x in rows]),
+                    "add_ns": median_ci([1e9 / x[1] - 1e9 / x[0] for x in rows]),
+                    "ratio": ratio, "verdict": verdict})
+    return out
+
+
 def boot_results(rng, iopoll):
     boot_f = rng.gauss(1, 0.03)
     out = []
@@ -152,9 +233,11 @@ def main():
     for boot in range(1, args.boots + 1):
         res = [r for r in boot_results(rng, not args.no_iopoll)
                if f'{r["group"]}/{r["path"]}' not in args.omit]
+        pairs = pair_results(rng, rng.gauss(1, 0.1))
         write_json(os.path.join(args.dir, f"boot-{boot}.json"), {
             "boot": boot, "kernel": "6.1.192-g007529734fd0", "accel": "tcg",
-            "guest_cpus": 2, "guest_mem_mb": 2048, "results": res})
+            "guest_cpus": 2, "guest_mem_mb": 2048, "results": res,
+            "pairs": pairs})
     if not args.no_env:
         write_json(os.path.join(args.dir, "env.json"), {
             "host_cpu": "Fake CPU @ 2.0GHz (2 cores)",

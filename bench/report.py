@@ -6,22 +6,29 @@ usage: bench/report.py RESULTS_DIR [--out RESULTS.md] [--plots bench/plots]
                        [--command "make bench"] [--notes bench/notes.md]
 
 RESULTS_DIR holds boot-1.json, boot-2.json, ... (one per guest boot, at least
-one) and optionally env.json. A measurement is (group, path, qd, iopoll);
-every figure reported is the median over the boots that measured it, spreads
-are min-max over those boots, and ratios are taken within each boot first,
-then their median (with the min-max of the per-boot ratios).
+one) and optionally env.json. Each boot has "pairs", the comparisons of
+uc_bench pair (two paths alternated in slices within the boot, every pair's
+IOPS and CPU per command), and "results", points of one path alone.
+
+A comparison's figures pool the pairs of every boot: the median of the
+per-pair ratios with the sign test's 95 % interval (order statistics), and
+the verdict: "within" ±2 % when the interval lies inside 0.98-1.02, "faster"
+or "slower" when it lies above or below 1, "unresolved" otherwise. The
+median of each boot is shown beside it, for the spread across boots. Points
+(a path alone) are the median over the boots, min-max in parentheses.
 
 Writes OUT (default: RESULTS.md at the top of the repository), SVG plots in
 PLOTS (default: bench/plots; drawn by gnuplot, skipped with a note in OUT if
-gnuplot is not installed) and RESULTS_DIR/summary.json (medians, ratios and
-target verdicts). NOTES (default: bench/notes.md), when present, becomes the
-"What the numbers mean" section verbatim.
+gnuplot is not installed) and RESULTS_DIR/summary.json. NOTES (default:
+bench/notes.md), when present, becomes the "What the numbers mean" section
+verbatim.
 
 Prints nothing on success; on bad input (missing directory, no boot files,
 malformed JSON) prints one line and exits 1.
 """
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -32,79 +39,77 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAT_KEYS = ("mean", "min", "p50", "p99", "p999", "max")
-NOT_MEASURED = "not measured"
-ID_QDS = [1, 4, 16, 32]
-GROUPS = {
-    "floor": {
-        "title": "Floor: io_uring NOP and null-co reads",
-        "about": "io_uring NOP is the cost of io_uring itself; a 4 KiB "
-                 "O_DIRECT read on a null-co backed namespace is that plus "
-                 "the block layer, the NVMe driver and the emulated "
-                 "controller's own service time.",
-        "baseline": None, "qd_name": "QD",
-        "expected": [("nop", [1]), ("nullco-read", [1])],
-    },
-    "identify": {
-        "title": "Identify (NVMe admin command)",
-        "about": "ioctl-bdev is synchronous NVME_IOCTL_ADMIN_CMD on "
-                 "/dev/nvme0n1 with QD threads; uring-char is upstream "
-                 "uring_cmd on /dev/nvme0; uring-bdev is this project's "
-                 "uring_cmd on /dev/nvme0n1. Ratio: IOPS over uring-char's "
-                 "at the same QD, in the same boot.",
-        "baseline": "uring-char", "qd_name": "QD",
-        "expected": [("ioctl-bdev", ID_QDS), ("uring-char", ID_QDS),
-                     ("uring-bdev", ID_QDS)],
-    },
-    "smart": {
-        "title": "SMART / health log (NVMe admin command)",
-        "about": "The same three paths as Identify, fetching the SMART / "
-                 "health log page; informative, no target. Ratio: IOPS over "
-                 "uring-char's at the same QD, in the same boot.",
-        "baseline": "uring-char", "qd_name": "QD",
-        "expected": [("ioctl-bdev", ID_QDS), ("uring-char", ID_QDS),
-                     ("uring-bdev", ID_QDS)],
-    },
-    "query": {
-        "title": "Block-device queries (BLKBSZGET)",
-        "about": "ioctl is one ioctl(BLKBSZGET) per call; uring submits the "
-                 "same query as uring_cmd in batches of QD per "
-                 "io_uring_enter. Ratio: IOPS over ioctl's (QD 1), in the "
-                 "same boot.",
-        "baseline": "ioctl", "qd_name": "batch",
-        "expected": [("ioctl", [1]), ("uring", [1, 8, 32, 64])],
-    },
-    "read4k": {
-        "title": "4 KiB reads",
-        "about": "uring-read-bdev is a plain io_uring O_DIRECT read on "
-                 "/dev/nvme0n1; pt-ng is NVMe passthrough on /dev/ng0n1 "
-                 "(upstream); pt-bdev is passthrough on /dev/nvme0n1 (this "
-                 "project). Ratio: IOPS over pt-ng's at the same QD and "
-                 "iopoll, in the same boot.",
-        "baseline": "pt-ng", "qd_name": "QD",
-        "expected": [("uring-read-bdev", [1, 32]), ("pt-ng", [1, 32]),
-                     ("pt-bdev", [1, 32])],
-    },
-    "fio": {
-        "title": "fio, 4 KiB random reads",
-        "about": "fio-uringcmd-bdev is ioengine=uringcmd on /dev/nvme0n1 "
-                 "(this project); fio-io_uring_cmd-ng is fio's io_uring_cmd "
-                 "on /dev/ng0n1; fio-io_uring-bdev is fio's io_uring with "
-                 "O_DIRECT on /dev/nvme0n1. Ratio: IOPS over "
-                 "fio-io_uring_cmd-ng's at the same QD, in the same boot.",
-        "baseline": "fio-io_uring_cmd-ng", "qd_name": "QD",
-        "expected": [("fio-uringcmd-bdev", [1, 32]),
-                     ("fio-io_uring_cmd-ng", [1, 32]),
-                     ("fio-io_uring-bdev", [1, 32])],
-    },
-}
-DEFAULT_NOTES = """\
-The NVMe controller is QEMU's emulated one and, under TCG (see Setup), the
-guest's CPU is emulated too: the absolute numbers are not hardware numbers and say little
-about a real machine. Only ratios between paths measured in the same boot mean
-anything, which is why every ratio above is taken within one boot first.
-Every latency includes QEMU's emulation of the controller (see the floor
-ladder for how much of it is the floor every path pays)."""
+BAND = 0.02
+CAVEAT = "emulated CPU (TCG), emulated controller"
+FAST = "registered file and buffers, SINGLE_ISSUER|COOP_TASKRUN"
 
+# comparison -> (question, short name, what B and A are). B ÷ A.
+COMPARISONS = {
+    "bdev-char-read-qd1": ("bdev", "read QD 1",
+                           "NVMe Read passthrough, QD 1: /dev/nvme0n1 ÷ /dev/ng0n1"),
+    "bdev-char-read-qd16": ("bdev", "read QD 16",
+                            "NVMe Read passthrough, QD 16: /dev/nvme0n1 ÷ /dev/ng0n1"),
+    "bdev-char-read-fast-qd1": ("bdev", "read QD 1 fast",
+                                f"the same, QD 1, {FAST}"),
+    "bdev-char-read-fast-qd16": ("bdev", "read QD 16 fast",
+                                 f"the same, QD 16, {FAST}"),
+    "bdev-char-read-poll-qd1": ("bdev", "read QD 1 polled",
+                                "the same, QD 1, IOPOLL ring"),
+    "bdev-char-identify-qd1": ("bdev", "Identify QD 1",
+                               "Identify, QD 1: /dev/nvme0n1 ÷ /dev/nvme0"),
+    "bdev-char-identify-qd16": ("bdev", "Identify QD 16",
+                                "Identify, QD 16: /dev/nvme0n1 ÷ /dev/nvme0"),
+    "bdev-char-features-qd1": ("bdev", "Get Features QD 1",
+                               "Get Features (no data: the cheapest admin command), "
+                               "QD 1: /dev/nvme0n1 ÷ /dev/nvme0"),
+    "uring-ioctl-identify-qd1": ("uring", "QD 1",
+                                 "Identify on /dev/nvme0n1, QD 1: uring_cmd ÷ "
+                                 "NVME_IOCTL_ADMIN_CMD (1 thread)"),
+    "uring-ioctl-identify-qd16": ("uring", "QD 16",
+                                  "Identify on /dev/nvme0n1, QD 16: uring_cmd ÷ "
+                                  "NVME_IOCTL_ADMIN_CMD (16 threads)"),
+    "query-ioctl-b8": ("query", "batches of 8",
+                       "BLKBSZGET, batches of 8: BLOCK_URING_CMD_IOCTL ÷ ioctl()"),
+    "query-ioctl-fast-b8": ("query", "batches of 8 fast",
+                            "the same, registered file, SINGLE_ISSUER|COOP_TASKRUN"),
+    "query-ioctl-b64": ("query", "batches of 64",
+                        "BLKBSZGET, batches of 64: BLOCK_URING_CMD_IOCTL ÷ ioctl()"),
+    "query-ioctl-fast-b64": ("query", "batches of 64 fast",
+                             "the same, registered file, SINGLE_ISSUER|COOP_TASKRUN"),
+    "query-nop-b8": ("floor", "query over NOP, batches of 8",
+                     "BLKBSZGET ÷ io_uring NOP, both in batches of 8"),
+    "query-nop-b64": ("floor", "query over NOP, batches of 64",
+                      "BLKBSZGET ÷ io_uring NOP, both in batches of 64"),
+    "admin-floor-identify-qd1": ("floor", "Identify over Get Features",
+                                 "Identify ÷ Get Features, both uring_cmd on "
+                                 "/dev/nvme0, QD 1"),
+}
+QUESTIONS = {
+    "bdev": "Block node ÷ char device, the same command",
+    "uring": "uring_cmd ÷ the synchronous ioctl",
+    "query": "Batched block queries ÷ ioctl()",
+    "floor": "Floors: what a command adds over the cheapest one under it",
+    "other": "Other comparisons",
+}
+# single-point groups: title, what the rows are, the QD column's name
+GROUPS = {
+    "floor": ("Floor: io_uring NOP and null-co reads", "QD"),
+    "identify": ("Identify (NVMe admin command)", "QD; sync ioctl: threads"),
+    "smart": ("SMART / health log (NVMe admin command)", "QD; sync ioctl: threads"),
+    "query": ("Block-device queries (BLKBSZGET)", "batch"),
+    "read4k": ("4 KiB random reads", "QD"),
+    "fio": ("fio, 4 KiB random reads", "QD"),
+}
+OLD_PLOTS = ("read4k-qd.svg", "identify-cdf-qd1.svg", "identify-cdf-qd16.svg",
+             "read4k-cdf-qd1.svg")
+DEFAULT_NOTES = """\
+The NVMe controller is QEMU's emulated one and, under TCG, the guest's CPU is
+emulated too: the absolute numbers are not hardware numbers. Only ratios
+between paths interleaved in the same boot mean anything."""
+
+
+
+# ---- input -----------------------------------------------------------------
 
 class BadInput(Exception):
     pass
@@ -191,6 +196,9 @@ def load_boot(path, number):
           '"results" missing or not a list')
     for i, r in enumerate(doc["results"]):
         check_result(r, f"{name}: results[{i}]")
+    check(isinstance(doc.get("pairs", []), list), name, '"pairs" not a list')
+    for i, p in enumerate(doc.get("pairs", [])):
+        check_pair(p, f"{name}: pairs[{i}]")
     return doc
 
 
@@ -234,7 +242,6 @@ def index(boots):
     return meas
 
 
-# ---- figures ---------------------------------------------------------------
 
 def span(values):
     vals = [v for v in values if v is not None]
@@ -265,166 +272,6 @@ def per_boot_span(per):
     return s
 
 
-def ratio(meas, num, den):
-    """IOPS of num over IOPS of den, per boot, then median and min-max."""
-    a, b = meas.get(num, {}), meas.get(den, {})
-    return per_boot_span({n: a[n]["iops"] / b[n]["iops"]
-                          for n in a if n in b and b[n]["iops"] > 0})
-
-
-def difference(meas, key, floor, field="p50"):
-    """Latency of key minus that of floor, per boot, then median, in ns."""
-    a, b = meas.get(key, {}), meas.get(floor, {})
-    return per_boot_span({n: lat(a[n], field) - lat(b[n], field) for n in a
-                          if n in b and lat(a[n], field) is not None
-                          and lat(b[n], field) is not None})
-
-
-def baseline_of(key):
-    g, path, qd, iopoll = key
-    base = GROUPS.get(g, {}).get("baseline")
-    if base is None:
-        return None
-    if g == "query":
-        return (g, base, 1, False)
-    return (g, base, qd, iopoll)
-
-
-def path_order(group, path):
-    names = [p for p, _ in GROUPS.get(group, {}).get("expected", [])]
-    return (names.index(path), "") if path in names else (len(names), path)
-
-
-def group_keys(meas, group):
-    """Measured keys of a group plus the expected ones (iopoll off)."""
-    keys = {k for k in meas if k[0] == group}
-    for path, qds in GROUPS.get(group, {}).get("expected", []):
-        keys.update((group, path, qd, False) for qd in qds)
-    return sorted(keys, key=lambda k: (path_order(group, k[1]), k[2], k[3]))
-
-
-def qds_of(meas, group, paths, iopoll, default):
-    qds = {k[2] for k in meas
-           if k[0] == group and k[1] in paths and k[3] == iopoll}
-    return sorted(qds | set(default))
-
-
-# ---- targets ---------------------------------------------------------------
-
-def target(name, num, den, goal, explain):
-    return {"name": name, "num": num, "den": den, "op": ">=",
-            "target": goal, "explain": explain}
-
-
-def identify_targets(meas):
-    out = []
-    for qd in qds_of(meas, "identify", ("uring-bdev", "uring-char"), False,
-                     ID_QDS):
-        out.append(target(f"identify QD {qd}: uring-bdev / uring-char IOPS",
-                          ("identify", "uring-bdev", qd, False),
-                          ("identify", "uring-char", qd, False), 0.95,
-                          f"identify uring-bdev {qd}"))
-    out.append(target("identify QD 16: uring-bdev / ioctl-bdev IOPS",
-                      ("identify", "uring-bdev", 16, False),
-                      ("identify", "ioctl-bdev", 16, False), 3.5,
-                      "identify uring-bdev 16"))
-    return out
-
-
-def query_targets(meas):
-    out = []
-    ioctl = ("query", "ioctl", 1, False)
-    for qd in qds_of(meas, "query", ("uring",), False, [1, 8, 32, 64]):
-        out.append(target(f"query batch {qd}: uring / ioctl throughput",
-                          ("query", "uring", qd, False), ioctl,
-                          2.0 if qd >= 8 else None, f"query uring {qd}"))
-    return out
-
-
-def read4k_targets(meas):
-    out = []
-    polls = [False] + ([True] if any(k[0] == "read4k" and k[3]
-                                     for k in meas) else [])
-    for iopoll in polls:
-        for qd in qds_of(meas, "read4k", ("pt-bdev", "pt-ng"), iopoll,
-                         [] if iopoll else [1, 32]):
-            tag = " iopoll" if iopoll else ""
-            out.append(target(f"read4k QD {qd}{tag}: pt-bdev / pt-ng IOPS",
-                              ("read4k", "pt-bdev", qd, iopoll),
-                              ("read4k", "pt-ng", qd, iopoll), 0.95,
-                              f"read4k pt-bdev {qd}{tag}"))
-    return out
-
-
-def best_batch(meas):
-    """Per boot, the best uring/ioctl ratio over batches of 8 and more."""
-    best, which = {}, {}
-    for qd in sorted({k[2] for k in meas if k[:2] == ("query", "uring")}):
-        r = ratio(meas, ("query", "uring", qd, False),
-                  ("query", "ioctl", 1, False)) if qd >= 8 else None
-        for b, v in (r or {"per_boot": {}})["per_boot"].items():
-            if v > best.get(b, -1):
-                best[b], which[b] = v, qd
-    s = per_boot_span({int(b): v for b, v in best.items()})
-    if s:
-        s["best_batch_per_boot"] = which
-    return s
-
-
-def verdict(r, goal):
-    if r is None:
-        return NOT_MEASURED
-    if goal is None:
-        return "informative"
-    return "MET" if r["median"] >= goal else "MISSED"
-
-
-def evaluate(t, r):
-    t = dict(t, ratio=r, verdict=verdict(r, t["target"]))
-    for k in ("num", "den"):
-        t[k] = dict(zip(("group", "path", "qd", "iopoll"), t[k]))
-    return t
-
-
-def targets(meas):
-    out = [evaluate(t, ratio(meas, t["num"], t["den"]))
-           for t in identify_targets(meas) + query_targets(meas)]
-    best = target("query best batch (8/32/64): uring / ioctl throughput",
-                  ("query", "uring", None, False),  # qd: the best per boot
-                  ("query", "ioctl", 1, False), 2.0, "query uring best")
-    out.append(evaluate(best, best_batch(meas)))
-    return out + [evaluate(t, ratio(meas, t["num"], t["den"]))
-                  for t in read4k_targets(meas)]
-
-
-# ---- floor ladder ----------------------------------------------------------
-
-def ladder_keys(meas):
-    keys = [("floor", "nop", 1, False), ("floor", "nullco-read", 1, False)]
-    for path in ("ioctl-bdev", "uring-char", "uring-bdev"):
-        keys.append(("identify", path, 1, False))
-    for iopoll in (False, True):
-        for path in ("uring-read-bdev", "pt-ng", "pt-bdev"):
-            key = ("read4k", path, 1, iopoll)
-            if not iopoll or key in meas:
-                keys.append(key)
-    return keys
-
-
-def ladder(meas):
-    nop, nullco = ("floor", "nop", 1, False), ("floor", "nullco-read", 1, False)
-    upper = nullco if nullco in meas else nop
-    rows = []
-    for key in ladder_keys(meas):
-        floor = None if key == nop else nop if key == nullco else upper
-        stats = aggregate(meas[key]) if key in meas else None
-        rows.append({"key": key, "p50": stats and stats["lat_ns_p50"],
-                     "floor": floor,
-                     "above_floor": floor and difference(meas, key, floor)})
-    return rows
-
-
-# ---- formatting ------------------------------------------------------------
 
 def fmt_iops(v):
     return f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
@@ -469,10 +316,6 @@ def table(header, align, rows):
     return lines
 
 
-def label_of(per):
-    labels = [r.get("label") for _, r in sorted(per.items()) if r.get("label")]
-    return labels[-1] if labels else ""
-
 
 def boot_values(boots, field):
     vals = []
@@ -499,309 +342,6 @@ def env_value(env, k):
     return str(v)
 
 
-# ---- markdown sections -----------------------------------------------------
-
-def md_head(ctx):
-    env, boots = ctx["env"], ctx["boots"]
-    return [
-        "# Results", "",
-        f"Latency and throughput of every way this project's kernel offers "
-        f"to issue a command, measured side by side in {len(boots)} "
-        f"boot{'' if len(boots) == 1 else 's'} of a QEMU guest ({accel(boots)}, kernel "
-        f"{boot_values(boots, 'kernel')}) with an emulated NVMe controller: "
-        f"NVMe admin commands (Identify, SMART log) as a synchronous ioctl "
-        f"on the block node, as upstream uring_cmd on the char device and "
-        f"as uring_cmd on the block node; a block-device query (BLKBSZGET) "
-        f"as an ioctl and as batched uring_cmd; 4 KiB reads as plain "
-        f"io_uring, as passthrough on /dev/ng0n1 and on /dev/nvme0n1; "
-        f"the same reads through fio's engines; and the floor under all of "
-        f"them (io_uring NOP, reads on a null-co namespace). Each figure is "
-        f"the median over the boots, with the min–max across boots in "
-        f"parentheses; ratios are taken within one boot, then their median.",
-        "",
-        f"Reproduce with `{ctx['command']}`. Measured on "
-        f"{env_value(env, 'date')}, commit {env_value(env, 'commit')}.", ""]
-
-
-def md_setup(ctx):
-    env, boots = ctx["env"], ctx["boots"]
-    nboots = str(len(boots))
-    if "boots" in env and str(env["boots"]) != nboots:
-        nboots += f" (env.json says {env['boots']})"
-    ns = [r["n"] for d in boots.values() for r in d["results"]
-          if is_num(r.get("n"))]
-    rows = [
-        ("Host CPU", env_value(env, "host_cpu")),
-        ("Host kernel", env_value(env, "host_kernel")),
-        ("Guest kernel", boot_values(boots, "kernel")),
-        ("QEMU", env_value(env, "qemu")),
-        ("Accelerator", accel(boots)),
-        ("Guest CPUs", boot_values(boots, "guest_cpus")),
-        ("Guest memory (MiB)", boot_values(boots, "guest_mem_mb")),
-        ("Boots", nboots),
-        ("Guest kernel command line", env_value(env, "guest_cmdline")),
-        ("Counts", env_value(env, "counts")),
-        ("Commands per measurement",
-         fmt_span(span(ns), lambda v: f"{v:,.0f}") if ns else "unknown"),
-    ]
-    return ["## Setup", ""] + table(["", ""], "ll", rows) + [""]
-
-
-def target_row(t):
-    goal = "—" if t["target"] is None else f"≥ {t['target']:g}"
-    boots = len(t["ratio"]["boots"]) if t["ratio"] else 0
-    return [t["name"], fmt_span(t["ratio"], fmt_ratio3), boots, goal,
-            t["verdict"]]
-
-
-def md_targets(ctx):
-    ts = ctx["targets"]
-    judged = [t for t in ts if t["verdict"] in ("MET", "MISSED")]
-    missed = [t for t in judged if t["verdict"] == "MISSED"]
-    unmeasured = sum(t["verdict"] == NOT_MEASURED for t in ts)
-    lines = ["## Targets", "",
-             f"{len(judged) - len(missed)} of {len(judged)} measured targets "
-             f"met" + (f", {unmeasured} rows not measured" if unmeasured
-                       else "") +
-             ". Ratios: median of the per-boot ratios (min–max over boots); "
-             "the SMART rows are informative and only in their table "
-             "below.", ""]
-    lines += table(["Target", "Measured", "Boots", "Target", "Verdict"],
-                   "lrrll", [target_row(t) for t in ts])
-    explains = []
-    for t in missed:
-        line = f"<!-- explain: {t['explain']} -->"
-        if line not in explains:
-            explains.append(line)
-    return lines + ([""] + explains if explains else []) + [""]
-
-
-def md_notes(ctx):
-    return ["## What the numbers mean", "", ctx["notes"].rstrip("\n"), ""]
-
-
-def ladder_row(row):
-    floor = row["floor"]
-    floor_name = "—" if floor is None else floor[1]
-    step = key_name(row["key"])
-    if row["p50"] is None:
-        return [step, NOT_MEASURED, floor_name, "—"]
-    return [step, fmt_span(row["p50"], fmt_us), floor_name,
-            fmt_span(row["above_floor"], fmt_us) if floor else "—"]
-
-
-def md_ladder(ctx):
-    lines = ["## Floor ladder", "",
-             "Median p50 latency at QD 1 (µs), and what each step adds to "
-             "the floor below it (per-boot difference, then median; "
-             "min–max over boots).", ""]
-    lines += table(["Step", "p50 (µs)", "Floor below", "p50 − floor (µs)"],
-                   "lrlr", [ladder_row(r) for r in ctx["ladder"]])
-    return lines + [""]
-
-
-def group_row(meas, key, with_iopoll, show_ratio):
-    g, path, qd, iopoll = key
-    row = [path, qd] + (["yes" if iopoll else "no"] if with_iopoll else [])
-    per = meas.get(key)
-    if not per:
-        return row + [NOT_MEASURED] + ["—"] * (5 + show_ratio)
-    s = aggregate(per)
-    row += [label_of(per), len(per), fmt_span(s["iops"], fmt_iops),
-            fmt_span(s["lat_ns_p50"], fmt_us), fmt_med(s["lat_ns_p99"], fmt_us),
-            fmt_med(s["lat_ns_p999"], fmt_us)]
-    if show_ratio:
-        base = baseline_of(key)
-        row.append("baseline" if base == key
-                   else fmt_span(ratio(meas, key, base), fmt_ratio))
-    return row
-
-
-def md_group(ctx, group):
-    meas, info = ctx["meas"], GROUPS.get(group, {})
-    keys = group_keys(meas, group)
-    with_iopoll = group == "read4k" or any(k[3] for k in keys)
-    base = info.get("baseline")
-    header = (["Path", info.get("qd_name", "QD")]
-              + (["iopoll"] if with_iopoll else [])
-              + ["Label", "Boots", "IOPS", "p50 (µs)", "p99 (µs)",
-                 "p99.9 (µs)"] + ([f"vs {base}"] if base else []))
-    align = "lr" + ("l" if with_iopoll else "") + "lrrrrr" + ("r" if base
-                                                             else "")
-    rows = [group_row(meas, k, with_iopoll, bool(base)) for k in keys]
-    about = info.get("about", "Not a group this report knows; as measured.")
-    return ([f"## {info.get('title', group)}", "", about, ""]
-            + table(header, align, rows) + [""])
-
-
-def md_plots(ctx):
-    lines = ["## Plots", ""]
-    if ctx.get("plot_error"):
-        return lines + [f"No plots: {ctx['plot_error']}.", ""]
-    if ctx["plots"] is None:
-        return lines + ["gnuplot is not installed here, so no plots were "
-                        "drawn (`apt-get install gnuplot-nox`, then run "
-                        "bench/report.py again).", ""]
-    outdir = os.path.dirname(os.path.abspath(ctx["out"]))
-    for p in ctx["plots"]:
-        if p["file"] is None:
-            lines += [f"*{p['title']}*: {NOT_MEASURED}.", ""]
-            continue
-        rel = os.path.relpath(p["file"], outdir).replace(os.sep, "/")
-        lines += [f"![{p['title']}]({rel})", "", f"*{p['caption']}*", ""]
-    return lines
-
-
-def md_raw(ctx):
-    outdir = os.path.dirname(os.path.abspath(ctx["out"]))
-    rdir = os.path.abspath(ctx["results_dir"])
-    names = [os.path.basename(f) for f in ctx["boot_files"].values()]
-    names += [n for n in ("env.json",) if ctx["env"]] + ["summary.json"]
-    links = ", ".join(
-        f"[{n}]({os.path.relpath(os.path.join(rdir, n), outdir)})"
-        for n in names)
-    where = os.path.relpath(rdir, outdir)
-    where = "next to this file" if where == "." else f"in `{where}/`"
-    lines = ["## Raw data", "", f"Raw data: {links}, {where}.", ""]
-    profiles = sorted(n for n in os.listdir(rdir)
-                      if n.startswith("profile-") and n.endswith(".txt"))
-    if profiles:
-        lines += ["Profiles (perf, cpu-clock, in a separate boot; "
-                  "bench/profile.sh): " + ", ".join(
-                      f"[{n[8:-4]}]({os.path.relpath(os.path.join(rdir, n), outdir)})"
-                      for n in profiles) + ".", ""]
-    return lines
-
-
-def render(ctx):
-    lines = (md_head(ctx) + md_setup(ctx) + md_targets(ctx) + md_notes(ctx)
-             + md_ladder(ctx))
-    known = list(GROUPS)
-    extra = sorted({k[0] for k in ctx["meas"]} - set(known))
-    for group in known + extra:
-        lines += md_group(ctx, group)
-    return "\n".join(lines + md_plots(ctx) + md_raw(ctx)).rstrip() + "\n"
-
-
-# ---- plots -----------------------------------------------------------------
-
-class PlotError(Exception):
-    pass
-
-
-def gp_str(s):
-    return "'" + str(s).replace("'", "''") + "'"
-
-
-def series_keys(meas, group, qd=None):
-    """(path, iopoll) pairs measured in a group, iopoll off first."""
-    pairs = {(k[1], k[3]) for k in meas
-             if k[0] == group and (qd is None or k[2] == qd)}
-    return sorted(pairs, key=lambda p: (p[1], path_order(group, p[0])))
-
-
-def series_title(path, iopoll):
-    return path + (" (iopoll)" if iopoll else "")
-
-
-def qd_series(meas, group):
-    out = []
-    for path, iopoll in series_keys(meas, group):
-        pts = []
-        for qd in sorted(k[2] for k in meas
-                         if k[:2] == (group, path) and k[3] == iopoll):
-            s = aggregate(meas[(group, path, qd, iopoll)])["iops"]
-            pts.append(f"{qd} {s['median']} {s['min']} {s['max']}")
-        out.append((path, iopoll, series_title(path, iopoll), pts))
-    return out
-
-
-def cdf_boot(per):
-    """The boot whose p50 is the median one (lower median), with a CDF."""
-    cands = sorted((lat(r, "p50") or 0, b) for b, r in per.items()
-                   if r.get("cdf"))
-    return cands[(len(cands) - 1) // 2][1] if cands else None
-
-
-def cdf_series(meas, group, qd):
-    out = []
-    for path, iopoll in series_keys(meas, group, qd):
-        per = meas[(group, path, qd, iopoll)]
-        b = cdf_boot(per)
-        if b is None:
-            continue
-        pts = [f"{x / 1000} {y}" for x, y in per[b]["cdf"] if x > 0]
-        out.append((path, iopoll,
-                     f"{series_title(path, iopoll)}, boot {b}", pts))
-    return out
-
-
-def plot_lines(tmp, group, series, using, style):
-    parts = []
-    for i, (path, iopoll, title, pts) in enumerate(series):
-        data = os.path.join(tmp, f"s{i}.dat")
-        with open(data, "w", encoding="utf-8") as f:
-            f.write("\n".join(pts) + "\n")
-        color = path_order(group, path)[0] + 1
-        parts.append(f"{gp_str(data)} using {using} with {style} lw 2 "
-                     f"lc {color} dt {2 if iopoll else 1} "
-                     f"title {gp_str(title)}")
-    return "plot " + ", \\\n     ".join(parts)
-
-
-def gp_header(svg, title):
-    return ["set encoding utf8", "set terminal svg size 800,500",
-            "set termoption noenhanced", f"set output {gp_str(svg)}",
-            f"set title {gp_str(title)}", "set grid", "set key left top opaque"]
-
-
-def qd_script(meas, group, svg, tmp, title):
-    series = qd_series(meas, group)
-    if not series:
-        return None
-    qds = sorted({k[2] for k in meas if k[0] == group})
-    return gp_header(svg, title) + [
-        "set logscale x 2",
-        f"set xrange [{qds[0] / 1.5}:{qds[-1] * 1.5}]",
-        "set xtics (" + ", ".join(str(q) for q in qds) + ")",
-        "set yrange [0:*]",
-        "set xlabel 'queue depth (ioctl-bdev: threads)'",
-        "set ylabel 'IOPS (median; bars: min–max over boots)'",
-        plot_lines(tmp, group, series, "1:2:3:4", "yerrorlines")]
-
-
-def cdf_script(meas, group, qd, svg, tmp, title):
-    series = cdf_series(meas, group, qd)
-    if not series:
-        return None
-    return gp_header(svg, title) + [
-        "set key right bottom", "set logscale x 10", "set yrange [0:1]",
-        "set xlabel 'latency (µs, log scale)'",
-        "set ylabel 'fraction of commands'",
-        plot_lines(tmp, group, series, "1:2", "lines")]
-
-
-PLOTS = [
-    ("identify-qd.svg", "identify", None,
-     "Identify: IOPS vs queue depth",
-     "Identify IOPS by queue depth (log2 x), median over boots, bars "
-     "min–max."),
-    ("read4k-qd.svg", "read4k", None,
-     "4 KiB reads: IOPS vs queue depth",
-     "4 KiB read IOPS by queue depth (log2 x), median over boots, bars "
-     "min–max; dashed: iopoll."),
-    ("identify-cdf-qd1.svg", "identify", 1,
-     "Identify latency CDF, QD 1",
-     "Identify latency CDF at QD 1, from the boot with the median p50."),
-    ("identify-cdf-qd16.svg", "identify", 16,
-     "Identify latency CDF, QD 16",
-     "Identify latency CDF at QD 16, from the boot with the median p50."),
-    ("read4k-cdf-qd1.svg", "read4k", 1,
-     "4 KiB read latency CDF, QD 1",
-     "4 KiB read latency CDF at QD 1, from the boot with the median p50; "
-     "dashed: iopoll."),
-]
-
 
 def run_gnuplot(script, tmp):
     path = os.path.join(tmp, "plot.gp")
@@ -814,31 +354,6 @@ def run_gnuplot(script, tmp):
         raise PlotError(f"gnuplot: {err.strip()}")
 
 
-def make_plot(meas, spec, plots_dir):
-    name, group, qd, title, caption = spec
-    final = os.path.join(plots_dir, name)
-    with tempfile.TemporaryDirectory(prefix="report-") as tmp:
-        svg = os.path.join(tmp, name)
-        script = (qd_script(meas, group, svg, tmp, title) if qd is None
-                  else cdf_script(meas, group, qd, svg, tmp, title))
-        if script is None:
-            if os.path.exists(final):
-                os.remove(final)  # stale, from an earlier run
-            return {"title": title, "file": None}
-        run_gnuplot(script, tmp)
-        shutil.move(svg, final)
-    return {"title": title, "caption": caption, "file": final}
-
-
-def make_plots(meas, plots_dir):
-    """The plots drawn, or None without gnuplot."""
-    if shutil.which("gnuplot") is None:
-        return None
-    os.makedirs(plots_dir, exist_ok=True)
-    return [make_plot(meas, spec, plots_dir) for spec in PLOTS]
-
-
-# ---- output ----------------------------------------------------------------
 
 def write_atomic(path, text):
     tmp = path + ".tmp"
@@ -846,28 +361,6 @@ def write_atomic(path, text):
         f.write(text)
     os.replace(tmp, path)
 
-
-def summary(ctx):
-    ms = []
-    for key in sorted(ctx["meas"], key=lambda k: (k[0], k[1], k[2], k[3])):
-        per = ctx["meas"][key]
-        base = baseline_of(key)
-        m = dict(zip(("group", "path", "qd", "iopoll"), key),
-                 label=label_of(per), **aggregate(per))
-        if base and base != key:
-            m["ratio"] = dict(ratio(ctx["meas"], key, base) or {},
-                              baseline=base[1], baseline_qd=base[2])
-        ms.append(m)
-    ladder_rows = [{"step": key_name(r["key"]), "lat_ns_p50": r["p50"],
-                    "floor": r["floor"] and key_name(r["floor"]),
-                    "above_floor_ns": r["above_floor"]}
-                   for r in ctx["ladder"]]
-    verdicts = [t["verdict"] for t in ctx["targets"]]
-    return {"boots": sorted(ctx["boots"]), "env": ctx["env"],
-            "measurements": ms, "ladder": ladder_rows,
-            "targets": [{k: v for k, v in t.items() if k != "explain"}
-                        for t in ctx["targets"]],
-            "all_targets_met": "MISSED" not in verdicts}
 
 
 def notes_text(path):
@@ -880,13 +373,624 @@ def notes_text(path):
         raise BadInput(f"{path}: {e}") from e
 
 
+
+
+# ---- comparisons (uc_bench pair) ------------------------------------------
+
+def check_pair(p, where):
+    check(isinstance(p, dict), where, "not an object")
+    check(isinstance(p.get("group"), str) and p["group"], where,
+          '"group" missing or not a string')
+    for side in ("a", "b"):
+        check_result(p.get(side), f"{where}.{side}")
+    rows = p.get("pairs")
+    check(isinstance(rows, list) and rows and all(
+        isinstance(r, list) and len(r) == 4 and all(map(is_num, r))
+        and r[0] > 0 and r[1] > 0 for r in rows), where,
+        '"pairs" is not a list of [iops_a, iops_b, cpu_a, cpu_b]')
+
+
+def median_ci(values):
+    """Median and the sign test's 95 % interval: order statistics k and
+    n + 1 - k, k the largest with P(Binomial(n, 1/2) < k) <= 2.5 %."""
+    v, n = sorted(values), len(values)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    p, cdf, k = 0.5 ** n, 0.0, 0
+    for j in range(n):
+        if cdf + p > 0.025:
+            break
+        cdf, k, p = cdf + p, j + 1, p * (n - j) / (j + 1)
+    k = max(k, 1)
+    return {"median": med, "lo": v[k - 1], "hi": v[n - k], "n": n}
+
+
+def verdict_of(ci):
+    if ci["lo"] >= 1 - BAND and ci["hi"] <= 1 + BAND:
+        return "within"
+    if ci["lo"] > 1:
+        return "faster"
+    if ci["hi"] < 1:
+        return "slower"
+    return "unresolved"
+
+
+def comparisons(boots):
+    """{id: {...}}: the pairs of every boot pooled, and each boot's median."""
+    out = {}
+    for b, doc in sorted(boots.items()):
+        for p in doc.get("pairs", []):
+            c = out.setdefault(p["group"], {"id": p["group"], "boots": {},
+                                            "rows": [], "slice": p.get("slice"),
+                                            "a": {}, "b": {}})
+            c["boots"][b] = statistics.median(r[1] / r[0] for r in p["pairs"])
+            c["rows"] += [r + [b] for r in p["pairs"]]
+            c["a"][b], c["b"][b] = p["a"], p["b"]
+    for c in out.values():
+        rows = c["rows"]
+        c["ratio"] = median_ci([r[1] / r[0] for r in rows])
+        c["cpu"] = median_ci([r[3] / r[2] for r in rows if r[2] > 0] or [1])
+        c["add_ns"] = median_ci([1e9 / r[1] - 1e9 / r[0] for r in rows])
+        c["verdict"] = verdict_of(c["ratio"])
+        q, short, title = COMPARISONS.get(c["id"], ("other", c["id"], c["id"]))
+        c.update(question=q, short=short, title=title)
+    order = list(COMPARISONS)
+    return dict(sorted(out.items(), key=lambda kv: (
+        order.index(kv[0]) if kv[0] in order else len(order), kv[0])))
+
+
+def fmt_x(v):
+    return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+
+
+def fmt_ci(ci, fmt=fmt_x, unit="×"):
+    return f"{fmt(ci['median'])}{unit} [{fmt(ci['lo'])}, {fmt(ci['hi'])}]"
+
+
+def fmt_ns(v):
+    return f"{v / 1000:+.2f}" if abs(v) < 10000 else f"{v / 1000:+.1f}"
+
+
+def of(comps, q):
+    return [c for c in comps.values() if c["question"] == q]
+
+
+def answer_bdev(comps):
+    cs = of(comps, "bdev")
+    if not cs:
+        return "not measured"
+    within = [c for c in cs if c["verdict"] == "within"]
+    line = f"within ±2 % in {len(within)} of {len(cs)} comparisons"
+    if within:
+        meds = [c["ratio"]["median"] for c in within]
+        los = [c["ratio"]["lo"] for c in within]
+        his = [c["ratio"]["hi"] for c in within]
+        line += (f" (medians {fmt_x(min(meds))}–{fmt_x(max(meds))}, every "
+                 f"interval inside [{fmt_x(min(los))}, {fmt_x(max(his))}])")
+    for v in ("slower", "faster", "unresolved"):
+        out = [c for c in cs if c["verdict"] == v]
+        if out:
+            line += f"; **{v}**: " + ", ".join(
+                f"{c['short']} {fmt_ci(c['ratio'])}" for c in out)
+    return line
+
+
+def answer_uring(comps):
+    cs = of(comps, "uring")
+    if not cs:
+        return "not measured"
+    return "; ".join(
+        f"{c['short']}: {fmt_ci(c['ratio'])} the IOPS ({c['verdict']}) at "
+        f"{fmt_ci(c['cpu'])} the CPU per command" for c in reversed(cs))
+
+
+def answer_query(comps):
+    parts = []
+    for b in (64, 8):
+        c, f = comps.get(f"query-ioctl-b{b}"), comps.get(f"query-ioctl-fast-b{b}")
+        if c:
+            parts.append(f"batches of {b}: {fmt_ci(c['ratio'])}" + (
+                f" ({fmt_ci(f['ratio'])} with a registered file and "
+                f"SINGLE_ISSUER|COOP_TASKRUN)" if f else ""))
+    if not parts:
+        return "not measured"
+    line = "; ".join(parts)
+    nop = comps.get("query-nop-b64")
+    if nop:
+        line += (f". A query costs {fmt_ci(nop['add_ns'], fmt_ns, ' µs')} over an "
+                 f"io_uring NOP in batches of 64")
+    return line
+
+
+def md_answer(ctx):
+    comps, env = ctx["comps"], ctx["env"]
+    nboots = len(ctx["boots"])
+    pairs = sorted({len(c["rows"]) for c in comps.values()})
+    lines = ["# Results", "",
+             f"1. **{QUESTIONS['bdev']}** (IOPS): {answer_bdev(comps)}.",
+             f"2. **{QUESTIONS['uring']}** (Identify on /dev/nvme0n1): "
+             f"{answer_uring(comps)}.",
+             f"3. **{QUESTIONS['query']}** (BLKBSZGET, throughput): "
+             f"{answer_query(comps)}.", "",
+             f"Each figure: the median, over {'/'.join(map(str, pairs)) or 'no'} "
+             f"pairs from {nboots} boot{'s' if nboots != 1 else ''}, of the "
+             f"ratio of two paths alternated in slices within one boot (A B, "
+             f"B A, ...), with its 95 % interval; within ±2 % means the whole "
+             f"interval lies inside 0.98–1.02. **{CAVEAT[0].upper() + CAVEAT[1:]}** "
+             f"(QEMU), on a shared machine with kernel builds running beside "
+             f"the guest: absolute figures are not hardware figures; the "
+             f"ratios are what counts. Reproduce with `{ctx['command']}`; "
+             f"measured {env_value(env, 'date')}, commit "
+             f"{env_value(env, 'commit')}."]
+    if env.get("short_run"):
+        lines += ["", f"**A short run**: {env['short_run']}."]
+    return lines + [""]
+
+
+def comp_row(c):
+    per = ", ".join(fmt_x(v) for _, v in sorted(c["boots"].items()))
+    verdict = "—" if c["question"] == "floor" else c["verdict"]
+    return [c["title"], fmt_ci(c["ratio"]), verdict, per,
+            fmt_ci(c["cpu"]), fmt_ci(c["add_ns"], fmt_ns, "")]
+
+
+def md_comparisons(ctx):
+    comps = ctx["comps"]
+    if not comps:
+        return ["## Comparisons", "", "No comparisons in these results.", ""]
+    slices = sorted({c["slice"] for c in comps.values() if c["slice"]})
+    lines = ["## Comparisons", "",
+             "B ÷ A for each comparison (B named first). IOPS and CPU: the "
+             "median of the per-pair ratios [95 % interval]; per boot: each "
+             "boot's median; B − A: the time per command of B minus A's "
+             f"(µs, wall time over the slice). Slices of "
+             f"{', '.join(f'{s:,}' for s in slices)} commands.", ""]
+    for q in QUESTIONS:
+        cs = of(comps, q)
+        if not cs:
+            continue
+        lines += [f"**{QUESTIONS[q]}**", ""]
+        lines += table(["Comparison", "IOPS B ÷ A", "Verdict", "Per boot",
+                        "CPU per command B ÷ A", "B − A (µs per command)"],
+                       "lrlrrr", [comp_row(c) for c in cs])
+        lines.append("")
+    return lines
+
+
+# ---- paths of the comparisons: IOPS, CPU, latency -------------------------
+
+def row_key(cid, side):
+    """A short name for a path of a comparison: command, path, variant."""
+    fam = re.sub(r"-(qd|b)\d+$", "", cid)
+    cmd = ("read" if "-read" in fam else "features" if "features" in fam
+           else "query" if fam.startswith("query") else "identify")
+    if fam == "admin-floor-identify":
+        cmd = "features" if side["path"] == "features-char" else "identify"
+    var = " fast" if "-fast" in fam else " polled" if "-poll" in fam else ""
+    path = side["path"].replace("features-char", "uring-char")
+    if cmd == "query":
+        var = " fast" if side["path"] == "uring-fast" else ""
+        path = side["path"].replace("uring-fast", "uring")
+    return f"{cmd} {path}{var}"
+
+
+def path_points(comps):
+    """{(kind, row key): {qd: [points over boots and comparisons]}}, labels."""
+    pts, labels = {}, {}
+    for c in comps.values():
+        for s in ("a", "b"):
+            for side in c[s].values():
+                key = row_key(c["id"], side)
+                kind = "query" if key.startswith(("query", "nop")) else "nvme"
+                if side["path"] == "nop":
+                    key = "nop"
+                pts.setdefault((kind, key), {}).setdefault(side["qd"], []).append(side)
+                labels.setdefault(key, re.sub(r", batches of \d+", "",
+                                              side.get("label") or key))
+    return pts, labels
+
+
+def med_of(points, f):
+    vals = [f(p) for p in points if f(p) is not None]
+    return span(vals)
+
+
+def pivot(pts, kind, cellf):
+    keys = sorted(k for k in pts if k[0] == kind)
+    qds = sorted({q for k in keys for q in pts[k]})
+    rows = []
+    for k in keys:
+        rows.append([f"**{k[1]}**"] + [cellf(pts[k][q]) if q in pts[k] else "—"
+                                       for q in qds])
+    return qds, rows
+
+
+def md_paths(ctx):
+    pts, labels = path_points(ctx["comps"])
+    if not pts:
+        return []
+    lines = ["## Each path: IOPS, CPU per command, latency", "",
+             "From the slices of the comparisons (each path in every "
+             "comparison it is part of): the median over boots, min–max in "
+             "parentheses. CPU per command: the benchmark process's CPU time "
+             "(getrusage, all threads) over its commands; guest busy: every "
+             "CPU's non-idle time in /proc/stat, interrupts included (10 ms "
+             "ticks, summed over the slices).", ""]
+    lines += ["Paths: " + "; ".join(f"**{k}**: {v}" for k, v in
+                                    sorted(labels.items())) + ".", ""]
+    for kind, qname in (("nvme", "QD"), ("query", "batch")):
+        if not any(k[0] == kind for k in pts):
+            continue
+
+        def iops(ps):
+            return fmt_span(med_of(ps, lambda p: p["iops"]), fmt_iops)
+
+        def cpu(ps):
+            c = med_of(ps, lambda p: p.get("cpu_ns_per_cmd"))
+            b = med_of(ps, lambda p: p.get("busy_ns_per_cmd"))
+            return f"{fmt_med(c, fmt_us)} · {fmt_med(b, fmt_us)}"
+
+        qds, rows = pivot(pts, kind, iops)
+        head = ["Path"] + [f"{qname} {q}" for q in qds]
+        title = "NVMe commands" if kind == "nvme" else "Block queries and NOPs"
+        lines += [f"**{title}: IOPS**", ""] + table(head, "l" + "r" * len(qds), rows)
+        qds, rows = pivot(pts, kind, cpu)
+        lines += ["", f"**{title}: CPU per command, µs (process · guest busy)**",
+                  ""] + table(head, "l" + "r" * len(qds), rows)
+        lat_head = ["Path"]
+        for q in qds:
+            lat_head += [f"{qname} {q} p50", "p99", "p99.9"]
+        lat_rows = []
+        for k in sorted(k for k in pts if k[0] == kind):
+            row = [f"**{k[1]}**"]
+            for q in qds:
+                ps = pts[k].get(q)
+                if not ps:
+                    row += ["—"] * 3
+                    continue
+                row += [fmt_med(med_of(ps, lambda p: lat(p, "p50")), fmt_us),
+                        fmt_span(med_of(ps, lambda p: lat(p, "p99")), fmt_us),
+                        fmt_span(med_of(ps, lambda p: lat(p, "p999")), fmt_us)]
+            lat_rows.append(row)
+        lines += ["", f"**{title}: latency, µs**", ""]
+        lines += table(lat_head, "l" + "r" * (3 * len(qds)), lat_rows) + [""]
+    return lines
+
+
+def md_floors(ctx):
+    comps = ctx["comps"]
+    rows = []
+    for cid, what in (("query-nop-b8", "a block query over an io_uring NOP, batches of 8"),
+                      ("query-nop-b64", "a block query over an io_uring NOP, batches of 64"),
+                      ("admin-floor-identify-qd1",
+                       "Identify over Get Features (the admin floor), /dev/nvme0, QD 1"),
+                      ("bdev-char-features-qd1",
+                       "the block node over the char device, Get Features, QD 1"),
+                      ("bdev-char-identify-qd1",
+                       "the block node over the char device, Identify, QD 1"),
+                      ("bdev-char-read-qd1",
+                       "the block node over the char device, read passthrough, QD 1")):
+        c = comps.get(cid)
+        if c:
+            rows.append([what, fmt_ci(c["add_ns"], fmt_ns, ""), fmt_ci(c["ratio"])])
+    if not rows:
+        return []
+    return (["## Floors", "",
+             "What each command adds, per command, over the cheapest command "
+             "under it, measured as a comparison (time per command of B minus "
+             "A's, median over pairs [95 % interval]). An interval that "
+             "includes 0 means nothing measurable.", ""]
+            + table(["Step", "Adds (µs per command)", "IOPS B ÷ A"], "lrr", rows)
+            + [""])
+
+
+# ---- single points ----------------------------------------------------------
+
+def md_points(ctx):
+    meas = ctx["meas"]
+    if not meas:
+        return []
+    lines = ["## Each path alone", "",
+             "Points measured one after the other (not interleaved), for the "
+             "queue depths the comparisons leave out: IOPS, then p50 / p99 / "
+             "p99.9 in µs, each the median over the boots (IOPS and p99.9: "
+             "min–max in parentheses).", ""]
+    groups = list(GROUPS) + sorted({k[0] for k in meas} - set(GROUPS))
+    for g in groups:
+        keys = [k for k in meas if k[0] == g]
+        if not keys:
+            continue
+        title, qname = GROUPS.get(g, (g, "QD"))
+        qds = sorted({k[2] for k in keys})
+        rowids = sorted({(k[1], k[3]) for k in keys})
+        labels = {}
+        rows = []
+        for path, poll in rowids:
+            name = path + (" polled" if poll else "")
+            row = [f"**{name}**"]
+            for q in qds:
+                per = meas.get((g, path, q, poll))
+                if not per:
+                    row.append("—")
+                    continue
+                s = aggregate(per)
+                labels[name] = re.sub(r" \(\d+ threads?\)|, batches of \d+", "",
+                                      [r.get("label") for r in per.values()][-1] or name)
+                row.append(f"{fmt_span(s['iops'], fmt_iops)}<br>"
+                           f"{fmt_med(s['lat_ns_p50'], fmt_us)} / "
+                           f"{fmt_med(s['lat_ns_p99'], fmt_us)} / "
+                           f"{fmt_span(s['lat_ns_p999'], fmt_us)}")
+            rows.append(row)
+        lines += [f"**{title}** ({CAVEAT}). "
+                  + "; ".join(f"**{k}**: {v}" for k, v in labels.items()) + ".", ""]
+        lines += table(["Path"] + [f"{qname} {q}" for q in qds],
+                       "l" + "r" * len(qds), rows) + [""]
+    return lines
+
+
+# ---- plots -----------------------------------------------------------------
+
+class PlotError(Exception):
+    pass
+
+
+def gp_str(s):
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def gp_header(svg, title, width=900, height=500):
+    return ["set encoding utf8", f"set terminal svg size {width},{height}",
+            "set termoption noenhanced", f"set output {gp_str(svg)}",
+            f"set title {gp_str(title)}", "set grid", "set key left top opaque"]
+
+
+def write_dat(tmp, name, lines):
+    path = os.path.join(tmp, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def ratio_script(comps, ids, svg, tmp, title, logy):
+    cs = [comps[i] for i in ids if i in comps]
+    if not cs:
+        return None
+    boots = sorted({r[4] for c in cs for r in c["rows"]})
+    pts, meds = [], []
+    for x, c in enumerate(cs):
+        for bi, b in enumerate(boots):
+            rows = [r for r in c["rows"] if r[4] == b]
+            for j, r in enumerate(rows):
+                off = (bi - (len(boots) - 1) / 2) * 0.22 + (j / max(len(rows), 1) - 0.5) * 0.18
+                pts.append(f"{x + off} {r[1] / r[0]}")
+        ci = c["ratio"]
+        meds.append(f"{x} {ci['median']} {ci['lo']} {ci['hi']}")
+    pdat = write_dat(tmp, "pairs.dat", pts)
+    mdat = write_dat(tmp, "med.dat", meds)
+    tics = ", ".join(f"{gp_str(c['short'])} {x}" for x, c in enumerate(cs))
+    vals = [float(p.split()[1]) for p in pts]
+    lo, hi = min(vals + [1 - 2 * BAND]), max(vals + [1 + 2 * BAND])
+    script = gp_header(svg, title, 1000, 520) + [
+        f"set xrange [-0.6:{len(cs) - 0.4}]", f"set xtics ({tics}) rotate by -25",
+        "set key right top opaque", "set bmargin 7",
+        "set ylabel 'IOPS ratio B ÷ A, each pair of slices'",
+        f"set object 1 rect from graph 0, first {1 - BAND} to graph 1, first "
+        f"{1 + BAND} fc rgb '#d8ecd8' fs solid 1.0 noborder behind",
+        "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444'"]
+    if logy:
+        script += ["set logscale y", f"set yrange [{lo / 1.1}:{hi * 1.1}]"]
+    else:
+        pad = (hi - lo) * 0.08
+        script += [f"set yrange [{lo - pad}:{hi + pad}]"]
+    script.append(
+        f"plot {gp_str(pdat)} using 1:2 with points pt 7 ps 0.35 lc rgb '#4a7ab5' "
+        f"title 'one pair (boots side by side)', "
+        f"{gp_str(mdat)} using 1:2:3:4 with yerrorbars pt 5 ps 1.2 lw 2 lc rgb '#c03020' "
+        f"title 'median, 95 % interval', "
+        f"NaN with boxes fc rgb '#d8ecd8' fs solid title '±2 %'")
+    return script
+
+
+def nines(q):
+    return -math.log10(1 - q)
+
+
+def pct_script(comps, sides, svg, tmp, title):
+    """Latency against percentile on a nines axis; every curve from one boot."""
+    boots = None
+    for cid, s in sides:
+        if cid not in comps:
+            return None
+        have = set(comps[cid][s])
+        boots = have if boots is None else boots & have
+    if not boots:
+        return None
+    b = min(boots)
+    parts = []
+    for i, (cid, s) in enumerate(sides):
+        side = comps[cid][s][b]
+        pts = [f"{nines(q)} {x / 1000}" for x, q in side.get("cdf", [])
+               if 0.5 <= q < 1 and x > 0]
+        dat = write_dat(tmp, f"p{i}.dat", pts)
+        parts.append(f"{gp_str(dat)} using 1:2 with linespoints pt {i + 5} ps 0.5 "
+                     f"lw 2 lc {i + 1} title {gp_str(side.get('label') or side['path'])}")
+    return gp_header(svg, f"{title}, boot {b} ({CAVEAT})") + [
+        "set key left top opaque", "set logscale y",
+        "set xtics ('p50' 0.30103, 'p90' 1, 'p99' 2, 'p99.9' 3, 'p99.99' 4)",
+        "set xrange [0.25:4.1]", "set xlabel 'percentile (nines)'",
+        "set ylabel 'latency, µs (log)'", "plot " + ", \\\n     ".join(parts)]
+
+
+def qd_script(meas, group, svg, tmp, title):
+    keys = sorted({(k[1], k[3]) for k in meas if k[0] == group})
+    if not keys:
+        return None
+    qds = sorted({k[2] for k in meas if k[0] == group})
+    parts = []
+    for i, (path, poll) in enumerate(keys):
+        pts = []
+        label = path
+        for q in qds:
+            per = meas.get((group, path, q, poll))
+            if per:
+                s = aggregate(per)["iops"]
+                pts.append(f"{q} {s['median']} {s['min']} {s['max']}")
+                label = re.sub(r" \(\d+ threads?\)", "",
+                               list(per.values())[-1].get("label") or path)
+        dat = write_dat(tmp, f"q{i}.dat", pts)
+        parts.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                     f"lc {i + 1} title {gp_str(label)}")
+    return gp_header(svg, f"{title} ({CAVEAT})") + [
+        "set logscale x 2", f"set xrange [{qds[0] / 1.5}:{qds[-1] * 1.5}]",
+        "set xtics (" + ", ".join(str(q) for q in qds) + ")", "set yrange [0:*]",
+        "set xlabel 'queue depth (sync ioctl: threads)'",
+        "set ylabel 'IOPS (median; bars: min–max over boots)'",
+        "plot " + ", \\\n     ".join(parts)]
+
+
+BDEV_IDS = [i for i, v in COMPARISONS.items() if v[0] == "bdev"]
+SPEED_IDS = [i for i, v in COMPARISONS.items() if v[0] in ("uring", "query")]
+PLOTS = [
+    ("ratio-bdev-char.svg",
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], BDEV_IDS, svg, tmp, t, False),
+     f"Block node ÷ char device, every pair ({CAVEAT})",
+     "Every pair's IOPS ratio (dots, the boots side by side), the median and "
+     "its 95 % interval (red), the ±2 % band (green)."),
+    ("ratio-speedups.svg",
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], SPEED_IDS, svg, tmp, t, True),
+     f"uring_cmd ÷ sync ioctl (Identify), batched queries ÷ ioctl() ({CAVEAT})",
+     "Every pair's IOPS ratio (log scale), the median and its 95 % interval."),
+    ("read-pct-qd1.svg",
+     lambda ctx, svg, tmp, t: pct_script(
+         ctx["comps"], [("bdev-char-read-qd1", "a"), ("bdev-char-read-qd1", "b")],
+         svg, tmp, t),
+     "Read passthrough latency, QD 1",
+     "4 KiB read passthrough at QD 1, char device and block node interleaved "
+     "in one boot: latency by percentile."),
+    ("identify-pct-qd16.svg",
+     lambda ctx, svg, tmp, t: pct_script(
+         ctx["comps"], [("bdev-char-identify-qd16", "a"),
+                        ("bdev-char-identify-qd16", "b"),
+                        ("uring-ioctl-identify-qd16", "a")], svg, tmp, t),
+     "Identify latency, QD 16",
+     "Identify at QD 16 (the sync ioctl: 16 threads), all from one boot: "
+     "latency by percentile."),
+    ("identify-qd.svg",
+     lambda ctx, svg, tmp, t: qd_script(ctx["meas"], "identify", svg, tmp, t),
+     "Identify: IOPS by queue depth",
+     "Identify IOPS by queue depth, each path alone (not interleaved): "
+     "median over boots, bars min–max."),
+]
+
+
+def make_plots(ctx, plots_dir):
+    """The plots drawn, or None without gnuplot."""
+    if shutil.which("gnuplot") is None:
+        return None
+    os.makedirs(plots_dir, exist_ok=True)
+    for old in OLD_PLOTS:
+        if os.path.exists(os.path.join(plots_dir, old)):
+            os.remove(os.path.join(plots_dir, old))
+    out = []
+    for name, fn, title, caption in PLOTS:
+        final = os.path.join(plots_dir, name)
+        with tempfile.TemporaryDirectory(prefix="report-") as tmp:
+            svg = os.path.join(tmp, name)
+            script = fn(ctx, svg, tmp, title)
+            if script is None:
+                if os.path.exists(final):
+                    os.remove(final)  # stale, from an earlier run
+                continue
+            run_gnuplot(script, tmp)
+            shutil.move(svg, final)
+        out.append({"title": title, "caption": caption, "file": final})
+    return out
+
+
+# ---- the page --------------------------------------------------------------
+
+def md_plots(ctx, which):
+    if ctx.get("plot_error"):
+        return [f"No plots: {ctx['plot_error']}.", ""] if which == "ratio" else []
+    if ctx["plots"] is None:
+        return (["gnuplot is not installed here, so no plots were drawn "
+                 "(`apt-get install gnuplot-nox`, then run bench/report.py "
+                 "again).", ""] if which == "ratio" else [])
+    outdir = os.path.dirname(os.path.abspath(ctx["out"]))
+    lines = []
+    for p in ctx["plots"]:
+        is_ratio = os.path.basename(p["file"]).startswith("ratio-")
+        if is_ratio != (which == "ratio"):
+            continue
+        rel = os.path.relpath(p["file"], outdir).replace(os.sep, "/")
+        lines += [f"![{p['title']}]({rel})", "", f"*{p['caption']}*", ""]
+    return lines
+
+
+def md_setup(ctx):
+    env, boots = ctx["env"], ctx["boots"]
+    counts = env.get("counts") if isinstance(env.get("counts"), dict) else {}
+    rows = [
+        ("Host", f"{env_value(env, 'host_cpu')}, kernel {env_value(env, 'host_kernel')}, "
+                 "shared with other work"),
+        ("QEMU", f"{env_value(env, 'qemu')}, {accel(boots)}"),
+        ("Guest", f"kernel {boot_values(boots, 'kernel')}, "
+                  f"{boot_values(boots, 'guest_cpus')} CPUs, "
+                  f"{boot_values(boots, 'guest_mem_mb')} MiB, command line "
+                  f"`{env_value(env, 'guest_cmdline')}`"),
+        ("Boots", str(len(boots))),
+    ]
+    n, w = counts.get("measured_per_point"), counts.get("warmup_per_point")
+    if is_num(n) and is_num(w):
+        rows.append(("Commands per single point", f"{n:,} after {w:,} of warm-up"))
+    return ["## Setup", ""] + table(["", ""], "ll", rows) + [""]
+
+
+def md_notes(ctx):
+    return ["## What the numbers mean", "", ctx["notes"].rstrip("\n"), ""]
+
+
+def md_raw(ctx):
+    outdir = os.path.dirname(os.path.abspath(ctx["out"]))
+    rdir = os.path.abspath(ctx["results_dir"])
+    names = [os.path.basename(f) for f in ctx["boot_files"].values()]
+    names += [n for n in ("env.json",) if ctx["env"]] + ["summary.json"]
+    links = ", ".join(
+        f"[{n}]({os.path.relpath(os.path.join(rdir, n), outdir)})"
+        for n in names)
+    lines = ["## Raw data", "", f"{links}.", ""]
+    profiles = sorted(n for n in os.listdir(rdir)
+                      if n.startswith("profile-") and n.endswith(".txt"))
+    if profiles:
+        lines += ["Profiles (perf, cpu-clock, in a separate boot; "
+                  "bench/profile.sh): " + ", ".join(
+                      f"[{n[8:-4]}]({os.path.relpath(os.path.join(rdir, n), outdir)})"
+                      for n in profiles) + ".", ""]
+    return lines
+
+
+def render(ctx):
+    lines = (md_answer(ctx) + md_comparisons(ctx) + md_plots(ctx, "ratio")
+             + md_floors(ctx) + md_paths(ctx) + md_plots(ctx, "other")
+             + md_notes(ctx) + md_points(ctx) + md_setup(ctx) + md_raw(ctx))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def summary(ctx):
+    comps = [{k: c[k] for k in ("id", "title", "ratio", "cpu", "add_ns",
+                                "verdict", "boots", "slice")}
+             for c in ctx["comps"].values()]
+    ms = [dict(zip(("group", "path", "qd", "iopoll"), key), **aggregate(per))
+          for key, per in sorted(ctx["meas"].items())]
+    return {"boots": sorted(ctx["boots"]), "env": ctx["env"],
+            "comparisons": comps, "points": ms}
+
+
 def load(args):
     files = boot_files(args.results_dir)
     boots = {n: load_boot(p, n) for n, p in files.items()}
-    meas = index(boots)
     return {"results_dir": args.results_dir, "boot_files": files,
-            "boots": boots, "env": load_env(args.results_dir), "meas": meas,
-            "targets": targets(meas), "ladder": ladder(meas),
+            "boots": boots, "env": load_env(args.results_dir),
+            "meas": index(boots), "comps": comparisons(boots),
             "notes": notes_text(args.notes), "command": args.command,
             "out": args.out}
 
@@ -899,7 +1003,7 @@ def main():
         die(e)
     ctx["plot_error"] = None
     try:
-        ctx["plots"] = make_plots(ctx["meas"], args.plots)
+        ctx["plots"] = make_plots(ctx, args.plots)
     except (PlotError, OSError) as e:
         ctx["plot_error"], ctx["plots"] = str(e), None
     try:
