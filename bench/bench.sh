@@ -10,18 +10,30 @@
 # picks the HPET, and every clock_gettime() becomes an emulated MMIO read
 # costing more than a block query.
 #
-#   bench.sh [--boots N] [--n COMMANDS] [--kvm] [--kernel BZIMAGE]
+#   bench.sh [--boots N] [--n COMMANDS] [--pairs P] [--slice S] [--no-profile]
+#            [--kvm] [--kernel BZIMAGE]
 #
-# Run it on an otherwise idle machine: every figure is a ratio within one
-# boot, but a busy host widens the spread across boots.
+# --n: commands per single point (20000); --pairs: pairs of slices per
+# comparison (32); --slice: commands per slice of the slow paths (2000).
+# The environment gives the same defaults (BENCH_BOOTS, BENCH_N,
+# BENCH_PAIRS, BENCH_SLICE, BENCH_PROFILE=0), so that `make bench` can be
+# shortened; RESULTS.md then says it is a short run.
+#
+# The answers are ratios of paths interleaved within one boot; a busy host
+# slows both sides of a pair alike, but widens the spread across boots.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-boots=3 n=20000 accel=tcg kvm=() kernel=$top/build/linux/obj/arch/x86/boot/bzImage
+boots=${BENCH_BOOTS:-3} n=${BENCH_N:-20000} pairs=${BENCH_PAIRS:-32}
+slice=${BENCH_SLICE:-2000} profile=${BENCH_PROFILE:-1}
+accel=tcg kvm=() kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 while [ $# -gt 0 ]; do
 	case $1 in
 	--boots) boots=$2; shift ;;
 	--n) n=$2; shift ;;
+	--pairs) pairs=$2; shift ;;
+	--slice) slice=$2; shift ;;
+	--no-profile) profile=0 ;;
 	--kvm) accel=kvm; kvm=(--kvm) ;;
 	--kernel) kernel=$2; shift ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
@@ -42,23 +54,26 @@ for k in $(seq 1 "$boots"); do
 	rm -rf "$scratch-$k"
 	"$top/qemu/run-nvme.sh" -k "$kernel" "${kvm[@]}" -n 2 --null-last \
 		--append "$cmdline" --timeout 3600 --results "$scratch-$k" -- \
-		env BENCH_N="$n" BENCH_ACCEL="$accel" "$top/bench/run.sh" \
+		env BENCH_N="$n" BENCH_PAIRS="$pairs" BENCH_SLICE="$slice" \
+		BENCH_ACCEL="$accel" "$top/bench/run.sh" \
 		"$top/build/bench" /run/results/boot.json "$k" ||
 		die "boot $k failed (see $scratch-$k/console.log)"
 	cp "$scratch-$k/boot.json" "$dir/boot-$k.json"
 done
 
-echo "bench: profile boot"
-rm -rf "$scratch-prof"
-"$top/qemu/run-nvme.sh" -k "$kernel" "${kvm[@]}" -n 2 --null-last \
-	--append "$cmdline" --timeout 3600 --results "$scratch-prof" -- \
-	env BENCH_N="$n" "$top/bench/profile.sh" "$top/build/bench" /run/results/prof ||
-	die "profile boot failed (see $scratch-prof/console.log)"
-cp "$scratch-prof"/prof/profile-*.txt "$dir/"
+if [ "$profile" = 1 ]; then
+	echo "bench: profile boot"
+	rm -rf "$scratch-prof"
+	"$top/qemu/run-nvme.sh" -k "$kernel" "${kvm[@]}" -n 2 --null-last \
+		--append "$cmdline" --timeout 3600 --results "$scratch-prof" -- \
+		env BENCH_N="$n" "$top/bench/profile.sh" "$top/build/bench" /run/results/prof ||
+		die "profile boot failed (see $scratch-prof/console.log)"
+	cp "$scratch-prof"/prof/profile-*.txt "$dir/"
+fi
 
-python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" <<'PY'
+python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" <<'PY'
 import json, os, platform, subprocess, sys, datetime
-out, boots, n, top, cmdline = sys.argv[1:]
+out, boots, n, top, cmdline, pairs, slice_, profile = sys.argv[1:]
 def cmd(*a):
     try:
         return subprocess.run(a, capture_output=True, text=True, cwd=top).stdout.strip()
@@ -73,7 +88,18 @@ env = {"host_cpu": f"{cpu} ({os.cpu_count()} CPUs)", "host_kernel": platform.rel
        "qemu": cmd("qemu-system-x86_64", "--version").splitlines()[0],
        "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
        "commit": cmd("git", "rev-parse", "--short=12", "HEAD"),
-       "guest_cmdline": cmdline, "boots": int(boots), "counts": {"measured_per_point": int(n), "warmup_per_point": int(n) // 10}}
+       "guest_cmdline": cmdline, "boots": int(boots),
+       "counts": {"measured_per_point": int(n), "warmup_per_point": int(n) // 10,
+                  "pairs": int(pairs), "slice": int(slice_)}}
+short = []
+if (int(boots), int(n), int(pairs), int(slice_)) != (3, 20000, 32, 2000):
+    short.append(f"{boots} boot(s), {pairs} pairs of {slice_}-command slices per "
+                 f"comparison and {n} commands per single point, where `make bench` "
+                 f"takes 3, 32, 2000 and 20000")
+if profile != "1":
+    short.append("no profile boot")
+if short:
+    env["short_run"] = "; ".join(short)
 json.dump(env, open(out, "w"), indent=1)
 PY
 
