@@ -389,15 +389,17 @@ static void sync_cmd(struct bench *b, void *buf)
 		pthread_mutex_unlock(&b->lock);
 }
 
-/* commands until the slice's count is taken */
+/* commands until the slice's count is taken; one thread takes no lock */
 static void sync_loop(struct bench *b, void *buf)
 {
 	for (;;) {
 		unsigned int i;
 
-		pthread_mutex_lock(&b->lock);
+		if (b->qd > 1)
+			pthread_mutex_lock(&b->lock);
 		i = b->issued++;
-		pthread_mutex_unlock(&b->lock);
+		if (b->qd > 1)
+			pthread_mutex_unlock(&b->lock);
 		if (i >= b->slice_end)
 			return;
 		sync_cmd(b, buf);
