@@ -692,8 +692,9 @@ def md_points(ctx):
     lines = ["## Each path alone", "",
              "Points measured one after the other (not interleaved), for the "
              "queue depths the comparisons leave out: IOPS, then p50 / p99 / "
-             "p99.9 in µs, each the median over the boots (IOPS and p99.9: "
-             "min–max in parentheses).", ""]
+             "p99.9 in µs, then the process's CPU time per command in µs "
+             "(fio: its job's usr + sys), each the median over the boots "
+             "(IOPS and p99.9: min–max in parentheses).", ""]
     groups = list(GROUPS) + sorted({k[0] for k in meas} - set(GROUPS))
     for g in groups:
         keys = [k for k in meas if k[0] == g]
@@ -715,10 +716,12 @@ def md_points(ctx):
                 s = aggregate(per)
                 labels[name] = re.sub(r" \(\d+ threads?\)|, batches of \d+", "",
                                       [r.get("label") for r in per.values()][-1] or name)
+                cpu = span(r.get("cpu_ns_per_cmd") for r in per.values())
                 row.append(f"{fmt_span(s['iops'], fmt_iops)}<br>"
                            f"{fmt_med(s['lat_ns_p50'], fmt_us)} / "
                            f"{fmt_med(s['lat_ns_p99'], fmt_us)} / "
-                           f"{fmt_span(s['lat_ns_p999'], fmt_us)}")
+                           f"{fmt_span(s['lat_ns_p999'], fmt_us)}"
+                           + (f"<br>CPU {fmt_us(cpu['median'])}" if cpu else ""))
             rows.append(row)
         lines += [f"**{title}** ({CAVEAT}). "
                   + "; ".join(f"**{k}**: {v}" for k, v in labels.items()) + ".", ""]

@@ -215,8 +215,11 @@ fio_point() {
 	# fio's percentiles are histogram bucket values: keep them in [min, max]
 	pct = {float(k): min(max(v, lat["min"]), lat["max"]) for k, v in lat["percentile"].items()}
 	cdf = [[lat["min"], 0.0]] + [[v, k / 100] for k, v in sorted(pct.items())] + [[lat["max"], 1.0]]
+	# fio's own CPU time (usr + sys of the job) per I/O, as uc_bench's getrusage
+	cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] * 1e6
 	print(json.dumps({"group": "fio", "path": path, "label": label, "dev": dev,
 	                  "qd": int(qd), "iopoll": False, "n": r["total_ios"], "iops": r["iops"],
+	                  "cpu_ns_per_cmd": cpu / max(r["total_ios"], 1),
 	                  "lat_ns": {"mean": lat["mean"], "min": lat["min"], "p50": pct[50.0],
 	                             "p99": pct[99.0], "p999": pct[99.9], "max": lat["max"]},
 	                  "cdf": cdf}))
