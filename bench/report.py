@@ -62,10 +62,10 @@ COMPARISONS = {
     "bdev-char-features-qd1": ("bdev", "Get Features QD 1",
                                "Get Features (no data: the cheapest admin command), "
                                "QD 1: /dev/nvme0n1 ÷ /dev/nvme0"),
-    "uring-ioctl-identify-qd1": ("uring", "QD 1",
+    "uring-ioctl-identify-qd1": ("uring", "Identify QD 1",
                                  "Identify on /dev/nvme0n1, QD 1: uring_cmd ÷ "
                                  "NVME_IOCTL_ADMIN_CMD (1 thread)"),
-    "uring-ioctl-identify-qd16": ("uring", "QD 16",
+    "uring-ioctl-identify-qd16": ("uring", "Identify QD 16",
                                   "Identify on /dev/nvme0n1, QD 16: uring_cmd ÷ "
                                   "NVME_IOCTL_ADMIN_CMD (16 threads)"),
     "query-ioctl-b8": ("query", "batches of 8",
@@ -769,7 +769,8 @@ def ratio_script(comps, ids, svg, tmp, title, logy):
         meds.append(f"{x} {ci['median']} {ci['lo']} {ci['hi']}")
     pdat = write_dat(tmp, "pairs.dat", pts)
     mdat = write_dat(tmp, "med.dat", meds)
-    tics = ", ".join(f"{gp_str(c['short'])} {x}" for x, c in enumerate(cs))
+    tics = ", ".join(f"{gp_str(('query, ' if c['question'] == 'query' else '') + c['short'])} {x}"
+                     for x, c in enumerate(cs))
     vals = [float(p.split()[1]) for p in pts]
     lo, hi = min(vals + [1 - 2 * BAND]), max(vals + [1 + 2 * BAND])
     script = gp_header(svg, title, 1000, 520) + [
@@ -780,7 +781,8 @@ def ratio_script(comps, ids, svg, tmp, title, logy):
         f"{1 + BAND} fc rgb '#d8ecd8' fs solid 1.0 noborder behind",
         "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444'"]
     if logy:
-        script += ["set logscale y", f"set yrange [{lo / 1.1}:{hi * 1.1}]"]
+        script += ["set logscale y", f"set yrange [{lo / 1.1}:{hi * 1.1}]",
+                   "set ytics (0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 2.5, 3, 4, 6, 8)"]
     else:
         pad = (hi - lo) * 0.08
         script += [f"set yrange [{lo - pad}:{hi + pad}]"]
