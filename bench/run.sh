@@ -142,6 +142,10 @@ if [ -b "$nulldev" ]; then
 	for qd in 1 32; do
 		m floor nullco-read "4 KiB O_DIRECT read, null-co namespace" -q "$qd" read uring "$nulldev"
 	done
+	# the floor of the polled reads is a polled read
+	if [ "$poll" != 0 ]; then
+		m floor nullco-read "4 KiB O_DIRECT read, null-co namespace" -P read uring "$nulldev"
+	fi
 fi
 
 # Admin commands at each QD: the three paths one after the other, in the
