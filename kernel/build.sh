@@ -58,7 +58,7 @@ export KBUILD_BUILD_USER=uringcmd KBUILD_BUILD_HOST=uringcmd
 quiet=-s
 [ "${V:-0}" != 1 ] || quiet=
 t0=$(date +%s)
-progress "kernel: building ${obj#"$(pwd)/"} ($(basename -a "$@" | tr '\n' ' ')): a first build takes about 30 minutes on 2 cores (debug.config: 45), a rebuild minutes"
+progress "kernel: building ${obj#"$(pwd)/"} ($(basename -a "$@" | paste -sd ' ' -)): a first build takes about 30 minutes on 2 cores (debug.config: 45), a rebuild minutes"
 ticker=
 if [ -z "${KTARGETS:-}" ] && [ -n "$quiet" ]; then
 	touch "$obj/.uringcmd-build-start"
