@@ -103,6 +103,8 @@ nskip=0
 loop_mnt=
 loop_devs=()
 nullb_md=
+part_loop=
+part_dev=
 workdir=$(mktemp -d /tmp/uringcmd-run.XXXXXX)
 if [ -n "$results" ]; then
 	mkdir -p "$results"
@@ -123,7 +125,7 @@ cleanup() {
 		{ echo 0 >"$nullb_md/power" && rmdir "$nullb_md"; } ||
 			note "could not remove null_blk $nullb_md"
 	fi
-	for d in "${loop_devs[@]}"; do
+	for d in "${loop_devs[@]}" $part_loop; do
 		losetup --detach "$d" || note "could not detach $d"
 	done
 	if [ -n "$loop_mnt" ]; then
@@ -181,7 +183,7 @@ setup_loops() {
 		return 0
 	fi
 	loop_mnt=$(mktemp -d /tmp/uringcmd-loop.XXXXXX)
-	if ! mount -t tmpfs -o size=160M uringcmd-test "$loop_mnt" 2>"$workdir/mount.err"; then
+	if ! mount -t tmpfs -o size=224M uringcmd-test "$loop_mnt" 2>"$workdir/mount.err"; then
 		missing "setup[loop]" "cannot mount a tmpfs: no loop devices: $(tail -n 1 "$workdir/mount.err")" \
 			"$workdir/mount.err"
 		rmdir "$loop_mnt"
@@ -190,6 +192,33 @@ setup_loops() {
 	fi
 	make_loop loop-rw "$loop_mnt/rw.img"
 	make_loop loop-ro4k "$loop_mnt/ro4k.img" --read-only --sector-size 4096
+	make_part_loop "$loop_mnt/part.img"
+}
+
+# make_part_loop FILE: a loop device with partscan (losetup -P) over FILE
+# holding an MS-DOS label with one partition, 2048 to 129023 (62 MiB):
+# its node, part_dev, goes to the block tests and the fuzzer.
+make_part_loop() {
+	local file=$1 err=$workdir/losetup.err
+	if ! truncate -s 64M "$file" 2>"$err" ||
+		! printf '\x83\0\0\0\x00\x08\0\0\x00\xf0\x01\x00' |
+			dd of="$file" bs=1 seek=450 conv=notrunc status=none 2>"$err" ||
+		! printf '\x55\xaa' | dd of="$file" bs=1 seek=510 conv=notrunc status=none 2>"$err" ||
+		! part_loop=$(losetup --find --show --partscan "$file" 2>"$err"); then
+		part_loop=
+		missing "setup[loop-part]" "a partitioned loop device over $file: $(tail -n 1 "$err")" "$err"
+		return 0
+	fi
+	for _ in $(seq 50); do
+		[ -b "${part_loop}p1" ] && break
+		sleep 0.1
+	done
+	if [ -b "${part_loop}p1" ]; then
+		part_dev=${part_loop}p1
+		note "partition $part_dev of a loop device with partscan"
+	else
+		missing "setup[loop-part]" "no ${part_loop}p1 after losetup --partscan"
+	fi
 }
 
 # A memory-backed null_blk that discards, made through configfs: the
@@ -590,7 +619,7 @@ else
 		[ "$strict" = 1 ] || block_devs+=("$nullb_dev")
 	fi
 	setup_nullb_discard
-	block_devs+=("${loop_devs[@]}" ${format_devs[@]+"${format_devs[@]}"})
+	block_devs+=("${loop_devs[@]}" ${part_dev:+"$part_dev"} ${format_devs[@]+"${format_devs[@]}"})
 fi
 note "block devices: ${block_devs[*]}"
 
@@ -624,7 +653,7 @@ for bin in "$bindir"/*; do
 	uring_fuzz)
 		fuzz_targets=()
 		for dev in "$nvme_dev" "$nvme_char" "$nvme_ctrl" "$nullb_dev" "${loop_devs[@]}" \
-			${fuzz_formats[@]+"${fuzz_formats[@]}"}; do
+			${part_dev:+"$part_dev"} ${fuzz_formats[@]+"${fuzz_formats[@]}"}; do
 			[ -e "$dev" ] && fuzz_targets+=("$dev")
 		done
 		# a long run of many commands: three test timeouts
