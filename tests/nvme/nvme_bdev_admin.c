@@ -60,6 +60,9 @@ static int bdev_admin(const struct nvme_uring_cmd *c, __u32 *result)
 	return cqe.res;
 }
 
+/* what the buffers hold before a command: see test_identify() */
+#define POISON	0xa5
+
 static void expect_ok(const char *what, int res)
 {
 	if (res)
@@ -75,6 +78,15 @@ static void test_identify(void)
 	struct t_cqe cqe;
 	ssize_t len;
 	int res;
+
+	/*
+	 * Every buffer compared is first filled with the same non-zero
+	 * poison: a command that moves nothing leaves it, and cannot match
+	 * what the device wrote on the other side (two zeroed buffers would).
+	 */
+	memset(u, POISON, 4096);
+	memset(i, POISON, 4096);
+	memset(c, POISON, 4096);
 
 	/* Identify Controller: block node, ioctl, /dev/nvmeX, nvme-cli */
 	uringcmd_nvme_identify(&cmd, 0, NVME_IDENTIFY_CNS_CTRL, u);
@@ -111,7 +123,7 @@ static void test_identify(void)
 	       (char *)u + 4, (char *)u + 24);
 
 	/* the same through NVME_URING_CMD_ADMIN_VEC, over three iovecs */
-	memset(c, 0, 4096);
+	memset(c, POISON, 4096);
 	iov[0] = (struct iovec){ c, 512 };
 	iov[1] = (struct iovec){ c + 512, 1536 };
 	iov[2] = (struct iovec){ c + 2048, 2048 };
@@ -125,8 +137,8 @@ static void test_identify(void)
 	}
 
 	/* Identify Namespace */
-	memset(u, 0, 4096);
-	memset(i, 0, 4096);
+	memset(u, POISON, 4096);
+	memset(i, POISON, 4096);
 	uringcmd_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, u);
 	expect_ok("uring_cmd identify namespace", bdev_admin(&cmd, NULL));
 	uringcmd_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, i);
@@ -154,6 +166,10 @@ static void test_logs(void)
 	unsigned char *eu = t_alloc(4096), *ei = t_alloc(4096);
 	struct nvme_uring_cmd cmd;
 
+	memset(eu, POISON, 4096);
+	memset(ei, POISON, 4096);
+	memset(su, POISON, 512);
+	memset(si, POISON, 512);
 	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, eu, 4096);
 	expect_ok("uring_cmd error log", bdev_admin(&cmd, NULL));
 	uringcmd_nvme_get_log(&cmd, NVME_NSID_ALL, NVME_LOG_LID_ERROR, ei, 4096);
