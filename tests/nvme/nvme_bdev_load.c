@@ -8,12 +8,15 @@
  * io_uring_submit() (every fourth an Identify Controller, the others 4 KiB
  * reads at random LBAs of the first 64 MiB, one thread's reads on an IOPOLL
  * ring where the admin commands are left out), then reaps QD completions.
- * Every command must complete exactly once, with status 0, and every
- * identify must return the controller's VID and serial number. The admin
+ * Every command must complete exactly once, with status 0; every buffer
+ * is poisoned before its command, every read must equal a pread(O_DIRECT)
+ * of its block (nothing writes there meanwhile) and every identify the
+ * ioctl's (on a head, up to MDTS: a path's controller may answer). The admin
  * tag set is 30 deep, so 4 x 16 admin commands at QD 64 also exercise
  * -EAGAIN and the retry from io-wq.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,10 @@
 
 static struct t_nvme n;
 static unsigned char id_want[4096];
+static int dfd;		/* the block node, O_DIRECT: the reads' reference */
+
+#define POISON		0x5a
+#define MDTS_OFF	77	/* Identify Controller: MDTS, then CNTLID */
 
 struct worker {
 	pthread_t	thread;
@@ -43,7 +50,15 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	unsigned char *bufs = t_alloc((size_t)MAX_QD * 4096);
+	unsigned char *ref = t_alloc(4096);
+	__u64 blks[MAX_QD];
 	bool seen[MAX_QD];
+	/*
+	 * On a head, another path's controller may answer: compare what
+	 * comes before MDTS, which (with CNTLID, and the transport's sizes
+	 * further on) differs between an nvmet subsystem's controllers.
+	 */
+	size_t id_len = n.head ? MDTS_OFF : 4096;
 	struct io_uring ring;
 	unsigned int seed = (unsigned int)w->index * 7919 + 1;
 	__u64 nblocks = (SPAN < n.nlb * n.lbs ? SPAN : n.nlb * n.lbs) / 4096;
@@ -63,8 +78,8 @@ static void *work(void *arg)
 				struct nvme_uring_cmd c;
 				void *b = bufs + (size_t)i * 4096;
 
+				memset(b, POISON, 4096);
 				if (!w->iopoll && i % 4 == 3) {
-					memset(b, 0, 4096);
 					uringcmd_nvme_identify(&c, 0,
 							NVME_IDENTIFY_CNS_CTRL, b);
 					t_nvme_prep(&ring, sqe, n.bfd,
@@ -72,6 +87,7 @@ static void *work(void *arg)
 				} else {
 					__u64 blk = rand_r(&seed) % nblocks;
 
+					blks[i] = blk;
 					uringcmd_nvme_rw(&c, nvme_cmd_read, n.nsid, b,
 						  4096, blk * (4096 / n.lbs),
 						  4096 / n.lbs);
@@ -113,14 +129,31 @@ static void *work(void *arg)
 				if (!w->iopoll && c.user_data % 4 == 3) {
 					unsigned char *b = bufs + c.user_data * 4096;
 
-					/* VID, SSVID and serial number */
-					if (memcmp(b, id_want, 24)) {
+					if (memcmp(b, id_want, id_len)) {
 						snprintf(w->err, sizeof(w->err),
-							 "QD %u: identify data differs",
-							 qd);
+							 "QD %u: identify data differs from the ioctl's at byte %ld",
+							 qd, t_memcmp_off(b, id_want, id_len));
 						goto out_ring;
 					}
 					w->admin++;
+				} else {
+					unsigned char *b = bufs + c.user_data * 4096;
+					__u64 off = blks[c.user_data] * 4096;
+
+					if (pread(dfd, ref, 4096, off) != 4096) {
+						snprintf(w->err, sizeof(w->err),
+							 "pread at %llu: %s",
+							 (unsigned long long)off,
+							 strerror(errno));
+						goto out_ring;
+					}
+					if (memcmp(b, ref, 4096)) {
+						snprintf(w->err, sizeof(w->err),
+							 "QD %u: read of block %llu differs from pread at byte %ld",
+							 qd, (unsigned long long)blks[c.user_data],
+							 t_memcmp_off(b, ref, 4096));
+						goto out_ring;
+					}
 				}
 				w->done++;
 			}
@@ -135,6 +168,7 @@ out_ring:
 	io_uring_queue_exit(&ring);
 out:
 	free(bufs);
+	free(ref);
 	return NULL;
 }
 
@@ -156,6 +190,9 @@ int main(int argc, char **argv)
 		t_die("ioctl identify failed");
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_poll", n.name);
 	t_read_u64(path, &io_poll);
+	dfd = open(n.bdev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0)
+		t_die("open %s O_DIRECT: %m", n.bdev);
 
 	for (qd = 1; qd <= MAX_QD; qd *= 2)
 		want += qd * ROUNDS;
@@ -180,6 +217,7 @@ int main(int argc, char **argv)
 	else
 		t_info("%lu commands (%lu identify) completed once each, status 0; IOPOLL thread %s",
 		       total, admin, io_poll ? "polled" : "on a queue without poll queues");
+	close(dfd);
 	t_nvme_close(&n);
 	return t_result();
 }
