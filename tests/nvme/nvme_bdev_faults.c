@@ -154,6 +154,7 @@ static void test_exit(bool kill_me)
 static void test_fork(void)
 {
 	unsigned char *bufs = t_alloc(16 * 4096);
+	bool seen[16] = { false };
 	struct io_uring ring;
 	unsigned int i, good = 0;
 	int ret, status;
@@ -190,16 +191,36 @@ static void test_fork(void)
 			t_error("fork: %u of 16 completions", i);
 			break;
 		}
-		if (c.res || c.user_data >= 16)
+		if (c.user_data >= 16 || seen[c.user_data]) {
+			t_error("fork: a completion of user_data %llu (a duplicate or a stranger)",
+				(unsigned long long)c.user_data);
+			continue;
+		}
+		seen[c.user_data] = true;
+		if (c.res)
 			t_error("fork: completion %llu res %s",
 				(unsigned long long)c.user_data,
 				t_nvme_res_str(c.res));
 		else
 			good++;
 	}
-	/* the child's buffers were its own copies: the parent's stay zero */
-	t_info("fork: %u identify submitted by the child completed on the shared ring",
-	       good);
+	if (!t_cq_empty(&ring))
+		t_error("fork: more than 16 completions");
+	if (good != 16)
+		t_error("fork: %u of 16 identify submitted by the child completed with 0",
+			good);
+	else
+		t_info("fork: 16 identify submitted by the child completed on the shared ring");
+	/*
+	 * The child's buffers were its own copies (copy on write): the
+	 * parent's must still be zero, or the DMA went to a stale mapping.
+	 */
+	for (i = 0; i < 16 * 4096; i++)
+		if (bufs[i]) {
+			t_error("fork: the parent's buffer %u changed at byte %u",
+				i / 4096, i % 4096);
+			break;
+		}
 	io_uring_queue_exit(&ring);
 	free(bufs);
 }
