@@ -132,6 +132,54 @@ static bool sysfs_expect(const struct t_bdev *b, const struct uringcmd_block_que
 #undef ATTR
 }
 
+/*
+ * BLKBSZGET has no sysfs file and answers the page size on every device
+ * here: change the soft block size (BLKBSZSET on an O_EXCL open) and ask
+ * again through uring_cmd and the ioctl on the first open, then restore.
+ */
+static void check_bszset(struct io_uring *ring, const struct t_bdev *b,
+			 __u64 lbs)
+{
+	int fd, cur = 0, want, got = 0, res = 0;
+
+	/* a 32-bit BLKBSZGET answers the logical block size (6.1's compat) */
+	if (sizeof(long) == 4) {
+		t_info("# BLKBSZSET not tried: the 32-bit BLKBSZGET does not read it back");
+		return;
+	}
+	if (lbs >= (__u64)sysconf(_SC_PAGESIZE)) {
+		t_info("# BLKBSZSET not tried: %llu-byte blocks leave one soft block size",
+		       (unsigned long long)lbs);
+		return;
+	}
+	fd = open(b->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		t_error("open %s O_EXCL for BLKBSZSET: %m", b->path);
+		return;
+	}
+	if (ioctl(fd, BLKBSZGET, &cur)) {
+		t_error("BLKBSZGET: %m");
+		goto out;
+	}
+	want = cur == (int)lbs ? 2 * (int)lbs : (int)lbs;
+	if (ioctl(fd, BLKBSZSET, &want)) {
+		t_error("BLKBSZSET %d on an O_EXCL open: %m", want);
+		goto out;
+	}
+	if (t_block_query(ring, b->fd, BLKBSZGET, 0, 0, 0, &res))
+		t_error("BLKBSZGET after BLKBSZSET %d: no completion", want);
+	else if (ioctl(b->fd, BLKBSZGET, &got) || res != want || got != want)
+		t_error("BLKBSZGET after BLKBSZSET %d: uring_cmd %s, ioctl %d",
+			want, t_res_str(res), got);
+	else
+		t_info("BLKBSZGET after BLKBSZSET %d: %d (ioctl, uring_cmd)",
+		       want, res);
+	if (ioctl(fd, BLKBSZSET, &cur))
+		t_error("BLKBSZSET %d (restore): %m", cur);
+out:
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static struct t_bdev b;
@@ -178,7 +226,10 @@ int main(int argc, char **argv)
 		if (BLKBSZGET == q->cmd) {
 			__u64 lbs = 0;
 
-			t_bdev_attr_u64(&b, "queue/logical_block_size", &lbs);
+			if (t_bdev_attr_u64(&b, "queue/logical_block_size", &lbs))
+				t_error("%s: no queue/logical_block_size", b.name);
+			else
+				check_bszset(&ring, &b, lbs);
 			if (ioctl_val < lbs || ioctl_val > 65536 ||
 			    (ioctl_val & (ioctl_val - 1)))
 				t_error("BLKBSZGET %llu is not a power of two >= logical block size %llu",
