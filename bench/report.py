@@ -586,7 +586,7 @@ def path_points(comps):
                 if side["path"] == "nop":
                     key = "nop"
                 pts.setdefault((kind, key), {}).setdefault(side["qd"], []).append(side)
-                labels.setdefault(key, re.sub(r", batches of \d+", "",
+                labels.setdefault(key, re.sub(r", batches of \d+|, \d+ thread\(s\)", "",
                                               side.get("label") or key))
     return pts, labels
 
