@@ -68,7 +68,8 @@ m() {
 		die "uc_bench $* failed (group $g, path $p)"
 }
 
-# compare ID SLICE A-SPEC vs B-SPEC: one comparison, B against A
+# compare ID SLICE A-SPEC vs B-SPEC: one comparison, B against A. Each
+# SPEC carries all its options: what stands after "pair" is side A's only.
 compare() {
 	local id=$1 sl=$2
 	shift 2
@@ -90,17 +91,17 @@ for qd in 1 16; do
 	compare "bdev-char-read-qd$qd" "$sl" \
 		-q "$qd" -p pt-ng -l "$pt_ng" read pt "$chr" vs \
 		-q "$qd" -p pt-bdev -l "$pt_bd" read pt "$dev"
-	compare "bdev-char-read-fast-qd$qd" "$sl" -F -C -B \
-		-q "$qd" -p pt-ng -l "$pt_ng, $fast" read pt "$chr" vs \
-		-q "$qd" -p pt-bdev -l "$pt_bd, $fast" read pt "$dev"
+	compare "bdev-char-read-fast-qd$qd" "$sl" \
+		-F -C -B -q "$qd" -p pt-ng -l "$pt_ng, $fast" read pt "$chr" vs \
+		-F -C -B -q "$qd" -p pt-bdev -l "$pt_bd, $fast" read pt "$dev"
 	compare "bdev-char-identify-qd$qd" "$sl" \
 		-q "$qd" -p uring-char -l "$id_ch" admin uring "$ctrl" identify vs \
 		-q "$qd" -p uring-bdev -l "$id_bd" admin uring "$dev" identify
 done
 if [ "$poll" != 0 ]; then
-	compare bdev-char-read-poll-qd1 "$slice" -P \
-		-p pt-ng -l "$pt_ng, IOPOLL" read pt "$chr" vs \
-		-p pt-bdev -l "$pt_bd, IOPOLL" read pt "$dev"
+	compare bdev-char-read-poll-qd1 "$slice" \
+		-P -p pt-ng -l "$pt_ng, IOPOLL" read pt "$chr" vs \
+		-P -p pt-bdev -l "$pt_bd, IOPOLL" read pt "$dev"
 fi
 # the admin floor on both nodes: Get Features moves no data
 compare bdev-char-features-qd1 "$slice" \
@@ -127,9 +128,9 @@ for b in 8 64; do
 		-p ioctl -l "ioctl(BLKBSZGET), one call per query" query ioctl "$dev" vs \
 		-q "$b" -F -C -p uring-fast -l "BLOCK_URING_CMD_IOCTL, batches of $b, registered file, SINGLE_ISSUER|COOP_TASKRUN" \
 		query uring "$dev"
-	compare "query-nop-b$b" "$sq" -q "$b" \
-		-p nop -l "io_uring NOP, batches of $b" nop vs \
-		-p uring -l "BLOCK_URING_CMD_IOCTL, batches of $b" query uring "$dev"
+	compare "query-nop-b$b" "$sq" \
+		-q "$b" -p nop -l "io_uring NOP, batches of $b" nop vs \
+		-q "$b" -p uring -l "BLOCK_URING_CMD_IOCTL, batches of $b" query uring "$dev"
 done
 # the admin floor under Identify, on the char device
 compare admin-floor-identify-qd1 "$slice" \
