@@ -414,11 +414,30 @@ def verdict_of(ci):
     return "unresolved"
 
 
-def comparisons(boots):
-    """{id: {...}}: the pairs of every boot pooled, and each boot's median."""
+SAME = ("qd", "iopoll", "fixed_file", "fast_ring", "fixed_buf")
+
+
+def mismatch(p):
+    """What sets the two sides of a comparison apart that should not: a
+    comparison of two nodes or of a command over its floor must run both
+    the same way (uring_cmd against ioctl, or queries against ioctl(), do
+    differ in depth)."""
+    cid = p["group"]
+    keys = (SAME if cid.startswith(("bdev-char-", "admin-floor-"))
+            else ("qd",) if cid.startswith("query-nop-") else ())
+    return [k for k in keys if p["a"].get(k, False) != p["b"].get(k, False)]
+
+
+def comparisons(boots, discarded):
+    """{id: {...}}: the pairs of every boot pooled, and each boot's median.
+    Comparisons whose sides differ where they should not go to @discarded."""
     out = {}
     for b, doc in sorted(boots.items()):
         for p in doc.get("pairs", []):
+            bad = mismatch(p)
+            if bad:
+                discarded.setdefault(p["group"], set()).update(bad)
+                continue
             c = out.setdefault(p["group"], {"id": p["group"], "boots": {},
                                             "rows": [], "slice": p.get("slice"),
                                             "a": {}, "b": {}})
@@ -555,6 +574,13 @@ def md_comparisons(ctx):
                         "CPU per command B ÷ A", "B − A (µs per command)"],
                        "lrlrrr", [comp_row(c) for c in cs])
         lines.append("")
+    if ctx["discarded"]:
+        lines += ["Left out, because their two sides did not run the same "
+                  "way (bench/run.sh before commit 9d6612d gave the options "
+                  "to side A only): " + "; ".join(
+                      f"{COMPARISONS.get(i, ('', i, i))[1]} (differs in "
+                      f"{', '.join(sorted(k))})"
+                      for i, k in sorted(ctx["discarded"].items())) + ".", ""]
     return lines
 
 
@@ -1002,15 +1028,18 @@ def summary(ctx):
     ms = [dict(zip(("group", "path", "qd", "iopoll"), key), **aggregate(per))
           for key, per in sorted(ctx["meas"].items())]
     return {"boots": sorted(ctx["boots"]), "env": ctx["env"],
-            "comparisons": comps, "points": ms}
+            "comparisons": comps, "points": ms,
+            "discarded": {i: sorted(k) for i, k in ctx["discarded"].items()}}
 
 
 def load(args):
     files = boot_files(args.results_dir)
     boots = {n: load_boot(p, n) for n, p in files.items()}
+    discarded = {}
     return {"results_dir": args.results_dir, "boot_files": files,
             "boots": boots, "env": load_env(args.results_dir),
-            "meas": index(boots), "comps": comparisons(boots),
+            "meas": index(boots), "comps": comparisons(boots, discarded),
+            "discarded": discarded,
             "notes": notes_text(args.notes), "command": args.command,
             "out": args.out}
 
