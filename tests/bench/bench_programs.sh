@@ -61,7 +61,14 @@ got_cmp = {p["group"] for p in doc["pairs"]}
 if want_cmp - got_cmp:
     print(f"{sys.argv[0]}: missing comparisons {sorted(want_cmp - got_cmp)}")
     sys.exit(1)
+same = ("qd", "iopoll", "fixed_file", "fast_ring", "fixed_buf")
 for p in doc["pairs"]:
+    keys = (same if p["group"].startswith(("bdev-char-", "admin-floor-"))
+            else ("qd",) if p["group"].startswith("query-nop-") else ())
+    diff = [k for k in keys if p["a"][k] != p["b"][k]]
+    if diff:
+        print(f"comparison {p['group']}: its sides differ in {diff}")
+        sys.exit(1)
     r = p["ratio"]
     if not (point_ok(p["a"]) and point_ok(p["b"]) and len(p["pairs"]) == p["pairs_n"] >= 6
             and 0 < r["lo"] <= r["median"] <= r["hi"]
