@@ -203,6 +203,11 @@ struct target {
 	__u64		nlb;
 	unsigned long	cmds;
 	bool		have_cse;	/* acs/iocs from the effects log */
+	/* block nodes: each query's ioctl answer at open (0 or -errno) */
+	int		q_err[URINGCMD_NR_BLOCK_QUERIES];
+	__u64		q_val[URINGCMD_NR_BLOCK_QUERIES];
+	unsigned long	nvme_sent;	/* NVMe commands it can carry out sent */
+	unsigned long	nvme_ok;	/* ...that ended with res 0 */
 	__u32		acs[256];	/* admin commands supported, effects */
 	__u32		iocs[256];	/* I/O commands supported, effects */
 };
@@ -331,6 +336,21 @@ static void nvme_effects(struct target *t)
 	free(log);
 }
 
+/*
+ * The oracle for BLOCK_URING_CMD_IOCTL: every query's answer through the
+ * ioctl on the same open file, taken once; nothing in the run changes
+ * them (the fuzzer's ioctl numbers go only through uring_cmd, which
+ * answers queries and nothing else).
+ */
+static void cache_queries(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++)
+		t->q_err[i] = t_query_ioctl(t->fd, &uringcmd_block_queries[i],
+					    &t->q_val[i]);
+}
+
 static void open_path(const char *path)
 {
 	static const struct { int flags; const char *tag; } modes[] = {
@@ -379,6 +399,8 @@ static void open_path(const char *path)
 		}
 		if (t->nvme_ns || t->nvme_ctrl)
 			nvme_effects(t);
+		if (kind == TK_BLOCK)
+			cache_queries(t);
 	}
 	if (!opened)
 		t_info("# %s: cannot open: %s, left out", path, strerror(errno));
@@ -554,6 +576,12 @@ static void own_targets(void)
 #define MAX_IOV		1100
 
 static unsigned char *arena, *ro_map, *hole;
+/*
+ * Where valid block-query answers go: a page of its own, one slot per SQE
+ * of a batch, so that no NVMe transfer into the arena can race with the
+ * check of an answer.
+ */
+static __u64 *answers;
 
 static void make_hole(void)
 {
@@ -585,6 +613,10 @@ static void setup_memory(void)
 	if (mprotect(arena, ARENA_RW, PROT_READ | PROT_WRITE))
 		t_die("mprotect arena: %m");
 	t_fill_pattern(arena, ARENA_RW, 0x5eed);
+	answers = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (answers == MAP_FAILED)
+		t_die("mmap: %m");
 	ro_map = mmap(NULL, RO_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 		      -1, 0);
 	if (ro_map == MAP_FAILED)
@@ -849,6 +881,8 @@ struct slot {
 	unsigned int	cmdlen;
 	enum ptrk	addr_k, md_k;
 	bool		rewritten;	/* the NVMe safety filter changed it */
+	bool		extra_fields;	/* sqe->addr, len, ioprio set at random */
+	bool		clean_query;	/* a block query that must be answered */
 	bool		done;
 	struct iovec	*iov;		/* IO_VEC/ADMIN_VEC array, kept till reaped */
 };
@@ -1325,6 +1359,53 @@ static __u32 pick_cmd_op(const struct target *t)
 }
 
 
+/*
+ * The query a block-query payload asks, or NULL. The size_t-sized numbers
+ * as a 32-bit program encodes them are answered too (block/ioctl.c, for
+ * callers of either width): BLKBSZGET's gives the logical block size, as
+ * 6.1's compat ioctl does, and BLKGETSIZE64's the size in bytes; each is
+ * judged by the table entry with that answer.
+ */
+static const struct uringcmd_block_query *slot_query(const struct slot *s,
+						     struct block_uring_cmd *c)
+{
+	memcpy(c, s->cmd, sizeof(*c));
+	if (c->ioctl_cmd == _IOR(0x12, 112, int))	/* BLKBSZGET_32 */
+		return uringcmd_block_query_find(BLKSSZGET);
+	if (c->ioctl_cmd == _IOR(0x12, 114, int))	/* BLKGETSIZE64_32 */
+		return uringcmd_block_query_find(BLKGETSIZE64);
+	return uringcmd_block_query_find(c->ioctl_cmd);
+}
+
+/*
+ * A well-formed block query on a block node: a known query, no flags,
+ * the answer slot (or no addr where the answer fits cqe->res), nothing
+ * else set in the SQE. Only a cancelled link may keep its answer away.
+ */
+static bool is_clean_query(const struct slot *s, const struct target *t,
+			   const struct ring *r)
+{
+	const struct uringcmd_block_query *q;
+	struct block_uring_cmd c;
+	unsigned int i;
+
+	if (t->kind != TK_BLOCK || s->cmd_op != BLOCK_URING_CMD_IOCTL)
+		return false;
+	q = slot_query(s, &c);
+	if (!q || c.flags ||
+	    !(c.addr == (__u64)(uintptr_t)&answers[s - slots] ||
+	      (!c.addr && !q->needs_addr)))
+		return false;
+	if (s->ucflags || s->pad1 || s->personality || s->extra_fields ||
+	    (s->sqe_flags & IOSQE_BUFFER_SELECT) ||
+	    (s->fixed_file && (!r->files || s->fd_or_idx != (int)s->tgt)))
+		return false;
+	for (i = sizeof(c); i < s->cmdlen; i++)
+		if (s->cmd[i])
+			return false;
+	return true;
+}
+
 static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 		    __u64 seq)
 {
@@ -1371,6 +1452,9 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 		c.flags = pct(90) ? 0 : (pct(50) ? 1U << below(32) : rnd32());
 		s->addr_k = pct(30) ? P_NULL : pick_ptrk();
 		c.addr = make_ptr(s->addr_k, 8);
+		if (s->addr_k == P_VALID)	/* after make_ptr()'s draws */
+			c.addr = (__u64)(uintptr_t)&answers[s - slots];
+		answers[s - slots] = 0x5c5c5c5c5c5c5c5cULL;
 		memcpy(s->cmd, &c, sizeof(c));
 	} else if (pct(50)) {
 		for (i = 0; i < s->cmdlen; i++)
@@ -1428,13 +1512,16 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 	sqe->buf_index = s->buf_index;
 	sqe->personality = s->personality;
 	sqe->user_data = seq;
+	s->extra_fields = false;
 	if (pct(5)) {	/* fields uring_cmd does not use */
+		s->extra_fields = true;
 		sqe->addr = rnd64();
 		sqe->len = rnd32();
 		sqe->ioprio = (__u16)rnd32();
 		sqe->splice_fd_in = (__s32)rnd32();
 	}
 	memcpy(sqe->cmd, s->cmd, s->cmdlen);
+	s->clean_query = is_clean_query(s, t, r);
 }
 
 /* ---- statistics ------------------------------------------------------------ */
@@ -1486,14 +1573,198 @@ static void summary(unsigned long long ms)
 	       n_nvme_status, hist[0] ? hist : "none", n_rewritten);
 }
 
-/* ---- submit and reap ---------------------------------------------------- */
+/* ---- judging results ------------------------------------------------------ */
 
 static unsigned int timeout_ms = 30000;
 static uint64_t seed;
 static unsigned long count = 100000;
 static bool verbose;
 
-static void __attribute__((noreturn))
+/*
+ * The errnos each entry point may complete a command with, from the ABI
+ * (Documentation/userspace-api/io_uring_cmd.rst of the series, and 6.1's
+ * io_uring for what it refuses before any file sees the command).
+ */
+static bool errno_allowed(const struct target *t, const struct slot *s,
+			  int err)
+{
+	switch (err) {
+	case EINVAL:		/* __pad1, uring_cmd_flags, personality, fields */
+	case EBADF:		/* a registered file that is not there */
+	case EFAULT:		/* a registered buffer that is not there, addr */
+	case EOPNOTSUPP:	/* no ->uring_cmd(_iopoll), unknown cmd_op */
+	case ECANCELED:		/* a failed link */
+		return true;
+	}
+	switch (t->kind) {
+	case TK_BLOCK:
+		if (s->cmd_op == BLOCK_URING_CMD_IOCTL)
+			return err == ENOTTY || err == EOVERFLOW;
+		/*
+		 * A multipath head without a usable path; and the kernel's
+		 * copy of a metadata buffer (up to 1 MiB here) that it
+		 * could not allocate.
+		 */
+		return t->nvme_ns && is_nvme_op(s->cmd_op) &&
+		       (err == EBUSY || err == ENODEV || err == ENOMEM);
+	case TK_CHAR:
+		/* the char devices' unknown cmd_op, 6.1's ng admin commands */
+		if (err == ENOTTY)
+			return t->nvme_ns || t->nvme_ctrl;
+		return (t->nvme_ns || t->nvme_ctrl) && is_nvme_op(s->cmd_op) &&
+		       err == ENOMEM;
+	default:
+		return false;
+	}
+}
+
+/* A command that can complete with 0 or more on this target at all. */
+static bool success_allowed(const struct target *t, const struct slot *s)
+{
+	if (t->kind == TK_BLOCK && s->cmd_op == BLOCK_URING_CMD_IOCTL)
+		return true;
+	if (t->kind == TK_SOCK)
+		return s->cmd_op == SOCKET_URING_OP_SIOCINQ ||
+		       s->cmd_op == SOCKET_URING_OP_SIOCOUTQ;
+	if (t->nvme_ctrl)
+		return is_nvme_admin_op(s->cmd_op);
+	if (t->nvme_ns && t->kind == TK_CHAR)
+		return is_nvme_io_op(s->cmd_op);
+	return t->nvme_ns && is_nvme_op(s->cmd_op);
+}
+
+/*
+ * A block query's answer against the ioctl's on the same open file:
+ * cqe->res, and the 64-bit slot where the query used it.
+ */
+static const char *query_mismatch(const struct target *t, const struct slot *s,
+				  int res)
+{
+	static char b[200];
+	const struct uringcmd_block_query *q;
+	struct block_uring_cmd c;
+	__u64 want;
+	int want_res;
+
+	q = slot_query(s, &c);
+	if (!q)
+		return "an ioctl number that is not a query was answered";
+	if (c.flags)
+		return "a query with flags set was answered";
+	if (t->q_err[q - uringcmd_block_queries]) {
+		snprintf(b, sizeof(b), "%s answered; the ioctl fails with %s",
+			 q->name, t_errname(-t->q_err[q - uringcmd_block_queries]));
+		return b;
+	}
+	want = t->q_val[q - uringcmd_block_queries];
+	want_res = q->needs_addr || want > INT_MAX ? 0 : (int)want;
+	if (res != want_res) {
+		snprintf(b, sizeof(b), "%s: res %d, the ioctl's answer %llu wants %d",
+			 q->name, res, (unsigned long long)want, want_res);
+		return b;
+	}
+	if (c.addr == (__u64)(uintptr_t)&answers[s - slots] &&
+	    answers[s - slots] != want) {
+		snprintf(b, sizeof(b), "%s: *addr %#llx, the ioctl's answer %#llx",
+			 q->name, (unsigned long long)answers[s - slots],
+			 (unsigned long long)want);
+		return b;
+	}
+	return NULL;
+}
+
+static void fail_cmd(const struct slot *s, const struct ring *r,
+		     const char *what) __attribute__((noreturn));
+
+static void judge(struct ring *r, struct slot *s, int res)
+{
+	struct target *t = &tg[s->tgt];
+	const char *bad = NULL;
+	char what[320];
+
+	/* the NVMe commands this node can carry out at all, on this ring */
+	if (is_nvme_op(s->cmd_op) && success_allowed(t, s) &&
+	    (r->flags & IORING_SETUP_SQE128) && (r->flags & IORING_SETUP_CQE32) &&
+	    !(is_nvme_admin_op(s->cmd_op) && (r->flags & IORING_SETUP_IOPOLL))) {
+		t->nvme_sent++;
+		t->nvme_ok += !res;
+	}
+	if (res < 0) {
+		if (res <= -4096 || !errno_allowed(t, s, -res))
+			bad = "an errno this entry point does not give";
+		else if (s->clean_query && res != -ECANCELED)
+			bad = "a well-formed query failed";
+	} else if (!success_allowed(t, s)) {
+		bad = "success where this entry point must refuse";
+	} else if (t->kind == TK_BLOCK && s->cmd_op == BLOCK_URING_CMD_IOCTL) {
+		bad = query_mismatch(t, s, res);
+	}
+	if (!bad)
+		return;
+	snprintf(what, sizeof(what), "command %llu: res %s: %s",
+		 (unsigned long long)s->seq, t_res_str(res), bad);
+	fail_cmd(s, r, what);
+}
+
+/*
+ * The share of NVMe passthrough commands that ended with res 0, per node,
+ * among those the node can carry out at all (I/O on ng, admin on the
+ * controller, both on the block node; on an SQE128 | CQE32 ring, admin
+ * not on an IOPOLL one): a regression that refused them all early (say
+ * with -EINVAL) would otherwise pass, every errno being allowed.
+ */
+#define NVME_MIN_OK_PCT		2
+#define NVME_MIN_SAMPLE		100
+
+/* The length of @name without its "(rw)" or "(ro)": the node's path. */
+static size_t node_len(const char *name)
+{
+	const char *p = strrchr(name, '(');
+
+	return p ? (size_t)(p - name) : strlen(name);
+}
+
+/*
+ * Per node (its read-write and read-only opens together): measured with
+ * make check's seed, the controller has some 7% (admin commands are
+ * mostly refused or cut down by the DMA guard), the namespace nodes 10 to
+ * 30%. The floor is below the controller's so that another seed does not
+ * trip it by chance; a path that refuses everything early still does.
+ */
+static void nvme_shares(void)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ntg; i++) {
+		const struct target *t = &tg[i];
+		unsigned long sent = 0, ok = 0;
+		size_t len = node_len(t->name);
+		bool first = true;
+
+		for (j = 0; j < ntg; j++) {
+			if (node_len(tg[j].name) != len ||
+			    strncmp(tg[j].name, t->name, len))
+				continue;
+			if (j < i)
+				first = false;
+			sent += tg[j].nvme_sent;
+			ok += tg[j].nvme_ok;
+		}
+		if (!first || !sent)
+			continue;
+		t_info("# %.*s: %lu of %lu NVMe commands it can carry out res 0 (%.1f%%)",
+		       (int)len, t->name, ok, sent, 100.0 * ok / sent);
+		if (sent >= NVME_MIN_SAMPLE && ok * 100 < NVME_MIN_OK_PCT * sent)
+			t_error("%.*s: %lu of %lu NVMe commands ended with res 0, under %d%% (seed %" PRIu64 ")",
+				(int)len, t->name, ok, sent, NVME_MIN_OK_PCT,
+				seed);
+	}
+}
+
+/* ---- submit and reap ---------------------------------------------------- */
+
+
+static void
 fail_cmd(const struct slot *s, const struct ring *r, const char *what)
 {
 	fflush(stdout);
@@ -1539,6 +1810,7 @@ static void check_cqe(struct ring *r, struct io_uring_cqe *cqe, __u64 base,
 		}
 	}
 	account(s, cqe->res);
+	judge(r, s, cqe->res);
 	if (verbose)
 		t_info("%s -> %s", describe(s, r),
 		       is_nvme_op(s->cmd_op) ? t_nvme_res_str(cqe->res) :
@@ -1647,6 +1919,28 @@ static void run_batch(struct ring *r, __u64 base, unsigned int n)
 			check_cqe(r, cqe, base, n);
 	}
 	kind_cmds[r->kind] += n;
+}
+
+/*
+ * Before a ring goes: 100 ms more, task_work run, and still no CQE. One
+ * that came late would otherwise be thrown away with the ring.
+ */
+static void late_cqes(struct ring *r)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	/* GETEVENTS runs task_work, and polls an IOPOLL ring once */
+	t_sleep_ms(100);
+	ret = io_uring_enter(r->ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS,
+			     NULL);
+	if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+		t_die("ring %u: io_uring_enter(GETEVENTS) before exit: %s",
+		      r->id, t_errname(ret));
+	if (!io_uring_peek_cqe(&r->ring, &cqe))
+		t_die("ring %u: a CQE (user_data %llu, res %s) after every command had completed (seed %" PRIu64 ")",
+		      r->id, (unsigned long long)cqe->user_data,
+		      t_res_str(cqe->res), seed);
 }
 
 /* ---- main ------------------------------------------------------------------ */
@@ -1788,6 +2082,7 @@ int main(int argc, char **argv)
 			if (time_limit_ms && t_now_ms() - start >= time_limit_ms)
 				break;
 		}
+		late_cqes(&r);
 		io_uring_queue_exit(&r.ring);
 		if (verbose)
 			t_info("# ring %u done at %llu commands, %llu ms",
@@ -1800,5 +2095,6 @@ int main(int argc, char **argv)
 		}
 	}
 	summary(t_now_ms() - start);
+	nvme_shares();
 	return t_result();
 }
