@@ -74,7 +74,7 @@ help:
 	@echo 'make demo            the programs make run shows (build/demo)'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
 	@echo 'make bench-progs     the benchmark programs (build/bench)'
-	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~8 min)'
+	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~25 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          compile every commit of both series on its own'
