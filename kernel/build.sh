@@ -66,11 +66,14 @@ if [ -z "${KTARGETS:-}" ] && [ -n "$quiet" ]; then
 		progress "kernel: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled so far"
 	done &
 	ticker=$!
-	trap 'kill "$ticker" 2>/dev/null || true' EXIT
+	trap 'pkill -P "$ticker" sleep 2>/dev/null; kill "$ticker" 2>/dev/null || true' EXIT
 fi
 # shellcheck disable=SC2086 # a list of targets, split on purpose
 make $quiet -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" ${KTARGETS:-bzImage}
 if [ -n "$ticker" ]; then
+	# its sleep first: an orphaned sleep would hold our fds (a pipe, a
+	# lock) open for up to a minute
+	pkill -P "$ticker" sleep 2>/dev/null || true
 	kill "$ticker" 2>/dev/null || true
 	trap - EXIT
 fi
