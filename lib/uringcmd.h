@@ -74,15 +74,12 @@ extern "C" {
 /* ---- the block ABI, where the installed uapi headers lack it ------------ */
 
 #ifndef _LINUX_BLKDEV_H
+/*
+ * No <linux/blkdev.h>: the definitions below stand in for the series'
+ * include/uapi/linux/blkdev.h (see it for the full contract), under its
+ * guard, so that including it later changes nothing.
+ */
 #define _LINUX_BLKDEV_H
-/* The series' include/uapi/linux/blkdev.h; see it for the full contract. */
-#define BLOCK_URING_CMD_DISCARD			_IO(0x12, 0)
-struct block_uring_cmd {
-	__u32	ioctl_cmd;
-	__u32	flags;
-	__u64	addr;
-};
-#define BLOCK_URING_CMD_IOCTL	_IOWR(0x12, 0xc0, struct block_uring_cmd)
 #endif
 
 /* Linux 6.12's <linux/blkdev.h> has the discard but not the queries. */
