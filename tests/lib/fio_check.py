@@ -5,7 +5,9 @@
     fio_check.py OUT.json JOB:DIR:IOS [JOB:DIR:IOS...]
 
 For each JOB (its name), the DIR ("read", "write" or "trim") side must show
-exactly IOS completed I/Os, and the job no error; every job of the file must
+exactly IOS completed I/Os of the job's block size each (io_bytes = IOS *
+bs), the directions not named for it none, and the job no error; every job
+of the file must
 have latency figures (completion latency mean and the 50/99/99.9th
 percentiles) and submission latency samples (slat: the engine's commit hook
 must report them, fio does not) for each side that did I/O. Prints one line saying what differs and exits 1,
@@ -15,11 +17,33 @@ import json
 import sys
 
 PCTS = ("50.000000", "99.000000", "99.900000")
+DIRS = ("read", "write", "trim")
+SUFFIX = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
 def fail(msg):
     print(f"fio_check: {msg}")
     sys.exit(1)
+
+
+def size(text):
+    """fio's size syntax (4k, 512, 1M; kb_base 1024), None if not plain"""
+    t = text.strip().lower().rstrip("ib").rstrip("b") if text else ""
+    num = t.rstrip("kmg")
+    if not num.isdigit() or len(t) - len(num) > 1:
+        return None
+    return int(num) * SUFFIX[t[len(num):]]
+
+
+def block_size(data, job, ddir):
+    """the job's bs for DDIR (bs=R,W,T), fio's 4096 if none; None if a range"""
+    opts = dict(data.get("global options", {}))
+    opts.update(job.get("job options", {}))
+    if any(k in opts for k in ("bsrange", "bssplit", "blocksize_range")):
+        return None
+    bs = opts.get("bs", opts.get("blocksize", "4096")).split(",")
+    i = DIRS.index(ddir)
+    return size(bs[i] if i < len(bs) and bs[i] else bs[0])
 
 
 def main():
@@ -43,6 +67,22 @@ def main():
         got = job[ddir]["total_ios"]
         if got != int(ios):
             fail(f"job {name}: {got} {ddir} I/Os, expected {ios}")
+        # each I/O moved its whole block, not only completed
+        bs = block_size(data, job, ddir)
+        nbytes = job[ddir]["io_bytes"]
+        if bs is not None and nbytes != got * bs:
+            fail(f"job {name}: {ddir} io_bytes {nbytes}, expected {got} x {bs}")
+        if bs is None and (not nbytes or nbytes % got):
+            fail(f"job {name}: {ddir} io_bytes {nbytes} for {got} I/Os")
+    named = {}
+    for spec in sys.argv[2:]:
+        name, ddir, _ = spec.split(":")
+        named.setdefault(name, set()).add(ddir)
+    for name, ddirs in named.items():
+        for ddir in DIRS:
+            got = jobs[name][ddir]["total_ios"]
+            if ddir not in ddirs and got:
+                fail(f"job {name}: {got} {ddir} I/Os, expected none")
     for name, job in jobs.items():
         for ddir in ("read", "write", "trim"):
             side = job[ddir]
