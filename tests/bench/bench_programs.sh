@@ -43,13 +43,14 @@ missing = want - got
 if missing:
     print(f"{sys.argv[0]}: missing points {sorted(missing)}")
     sys.exit(1)
-def point_ok(r):
+def point_ok(r, n=None):
     lat = r["lat_ns"]
-    return (r["n"] > 0 and r["iops"] > 0 and 0 < lat["min"] <= lat["p50"] <= lat["p99"]
+    # a point measures BENCH_N commands, a comparison's side its slices
+    return ((r["n"] == n if n else r["n"] > 0) and r["iops"] > 0 and 0 < lat["min"] <= lat["p50"] <= lat["p99"]
             <= lat["p999"] <= lat["max"] and len(r["cdf"]) > 10
             and (r.get("cpu_ns_per_cmd", 0) >= 0 or r["group"] == "fio"))
 for r in doc["results"]:
-    if not point_ok(r):
+    if not point_ok(r, 200):
         print(f"bad point {r['group']} {r['path']} qd {r['qd']}: {r['n']} {r['iops']} {r['lat_ns']}")
         sys.exit(1)
 want_cmp = {"bdev-char-read-qd1", "bdev-char-read-qd16", "bdev-char-read-fast-qd16",
