@@ -33,9 +33,11 @@ else in /proc/config.gz in the guest.
                         logical_block_size, physical_block_size, ms, mset,
                         pi, pif, pil, zoned, zoned.zone_size,
                         zoned.zone_capacity, zoned.max_open,
-                        zoned.max_active, discard_granularity; and size=MB
-                        for its image (default: --size). Repeatable; its
-                        image is made anew each boot. Example:
+                        zoned.max_active, discard_granularity; shared=on
+                        (with --subsys: both controllers reach it, a second
+                        head node); and size=MB for its image (default:
+                        --size). Repeatable; its image is made anew each
+                        boot. Example:
                         --ns ms=8,pi=1 --ns zoned=on,zoned.zone_size=8M
       --subsys          two controllers in one nvme-subsys sharing namespace 1
                         (multipath: its block node is the head node, the
@@ -131,6 +133,7 @@ check_setup() {
 			logical_block_size|physical_block_size|ms|mset|pi|pif|pil|\
 			zoned|zoned.zone_size|zoned.zone_capacity|zoned.max_open|\
 			zoned.max_active|discard_granularity) ;;
+			shared) [ "$prop" = shared=on ] || die "--ns $spec: shared=on is the only value" ;;
 			size) case ${prop#size=} in ''|*[!0-9]*) die "--ns $spec: size is in MB" ;; esac ;;
 			*) die "--ns $spec: '${prop%%=*}' is not a namespace format property" ;;
 			esac
@@ -247,7 +250,11 @@ nvme_args() {
 		truncate -s "$(fmt_size "$spec")M" "$img"
 		qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off")
 		qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
-		qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private$(fmt_props "$spec")")
+		# shared=on instead of the subsystem's shared=off
+		case ,$spec, in
+		*,shared=on,*) qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$(fmt_props "$spec")") ;;
+		*) qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private$(fmt_props "$spec")") ;;
+		esac
 	done
 }
 
