@@ -2,7 +2,8 @@
 /* Description: seeded fuzzer: random IORING_OP_URING_CMDs on block, NVMe, char, file, pipe and socket fds over changing rings; every SQE completes exactly once */
 /*
  * Usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]
- *                   [--scratch /dev/nvmeXnY] [-v] TARGET...
+ *                   [--scratch /dev/nvmeXnY] [--failslab N] [--per-ring N]
+ *                   [-v] TARGET...
  *
  * TARGETs are paths: block nodes, char nodes (/dev/ngXnY, /dev/nvmeX),
  * regular files. The fuzzer adds a pipe, a temporary file and sockets of
@@ -28,6 +29,17 @@
  * the device would write past the buffer). Random timeouts are kept long
  * (no command times out into a controller reset). ioctl() is called only
  * to read the controller's effects log at start.
+ *
+ * --failslab N: N more commands after the --count ones, with the kernel's
+ * failslab fault injection (CONFIG_FAILSLAB, debugfs) failing a share of
+ * the slab allocations made in this task (task-filter, /proc/self/
+ * make-it-fail, set only while a batch is submitted and reaped) and in
+ * the io-wq workers created meanwhile, up to FAILSLAB_TIMES failures. The
+ * same rules hold, -ENOMEM and -EAGAIN added to every entry point's
+ * errnos; at least one allocation must have failed.
+ *
+ * --per-ring N: at most N commands per ring (100 to 1500 are drawn), so
+ * that a short run still goes through every kind of ring.
  */
 #include <endian.h>
 #include <errno.h>
@@ -1573,6 +1585,92 @@ static void summary(unsigned long long ms)
 	       n_nvme_status, hist[0] ? hist : "none", n_rewritten);
 }
 
+/* ---- failslab --------------------------------------------------------------- */
+
+#define FAILSLAB_DIR		"/sys/kernel/debug/failslab"
+#define FAILSLAB_PROBABILITY	"5"	/* percent of this task's allocations */
+#define FAILSLAB_TIMES		5000	/* failures at most, over the phase */
+
+static unsigned long failslab_count;	/* --failslab N */
+static bool failslab_on;		/* this batch runs under failslab */
+static int make_it_fail_fd = -1;
+static unsigned long fs_cmds, fs_enomem, fs_eagain;
+
+static int failslab_write(const char *attr, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", FAILSLAB_DIR, attr);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* make-it-fail of this task: failslab fails only its allocations */
+static void failslab_task(bool on)
+{
+	if (make_it_fail_fd >= 0 &&
+	    pwrite(make_it_fail_fd, on ? "1" : "0", 1, 0) != 1)
+		t_die("/proc/self/make-it-fail: %m");
+}
+
+/* failslab off again, whatever way the fuzzer leaves */
+static void failslab_off(void)
+{
+	failslab_task(false);
+	failslab_write("probability", "0");
+	failslab_write("times", "1");
+}
+
+static void failslab_setup(void)
+{
+	static const struct { const char *attr, *val; } cfg[] = {
+		{ "probability", "0" },
+		{ "task-filter", "Y" },		/* make-it-fail tasks only */
+		{ "ignore-gfp-wait", "N" },	/* GFP_KERNEL fails too */
+		{ "cache-filter", "N" },
+		{ "verbose", "0" },		/* no stack dump per failure */
+		{ "space", "0" },
+		{ "interval", "1" },
+	};
+	char times[16];
+	size_t i;
+	int ret;
+
+	if (access(FAILSLAB_DIR, F_OK))
+		t_die("--failslab: no %s (CONFIG_FAILSLAB, debugfs mounted?)",
+		      FAILSLAB_DIR);
+	make_it_fail_fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (make_it_fail_fd < 0)
+		t_die("--failslab: /proc/self/make-it-fail: %m");
+	for (i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		ret = failslab_write(cfg[i].attr, cfg[i].val);
+		if (ret)
+			t_die("--failslab: %s/%s: %s", FAILSLAB_DIR,
+			      cfg[i].attr, strerror(-ret));
+	}
+	atexit(failslab_off);
+	snprintf(times, sizeof(times), "%d", FAILSLAB_TIMES);
+	if (failslab_write("times", times) ||
+	    failslab_write("probability", FAILSLAB_PROBABILITY))
+		t_die("--failslab: cannot arm %s: %m", FAILSLAB_DIR);
+}
+
+/* How many failures failslab has injected so far (times counts down). */
+static long failslab_injected(void)
+{
+	char b[32];
+
+	if (t_read_file(FAILSLAB_DIR "/times", b, sizeof(b)))
+		return -1;
+	return FAILSLAB_TIMES - strtol(b, NULL, 10);
+}
+
 /* ---- judging results ------------------------------------------------------ */
 
 static unsigned int timeout_ms = 30000;
@@ -1595,6 +1693,11 @@ static bool errno_allowed(const struct target *t, const struct slot *s,
 	case EOPNOTSUPP:	/* no ->uring_cmd(_iopoll), unknown cmd_op */
 	case ECANCELED:		/* a failed link */
 		return true;
+	case ENOMEM:		/* an allocation failslab failed */
+	case EAGAIN:		/* ...the request's own, io-wq's */
+		if (failslab_on)
+			return true;
+		break;
 	}
 	switch (t->kind) {
 	case TK_BLOCK:
@@ -1682,8 +1785,13 @@ static void judge(struct ring *r, struct slot *s, int res)
 	const char *bad = NULL;
 	char what[320];
 
+	if (failslab_on) {
+		fs_cmds++;
+		fs_enomem += res == -ENOMEM;
+		fs_eagain += res == -EAGAIN;
+	}
 	/* the NVMe commands this node can carry out at all, on this ring */
-	if (is_nvme_op(s->cmd_op) && success_allowed(t, s) &&
+	if (!failslab_on && is_nvme_op(s->cmd_op) && success_allowed(t, s) &&
 	    (r->flags & IORING_SETUP_SQE128) && (r->flags & IORING_SETUP_CQE32) &&
 	    !(is_nvme_admin_op(s->cmd_op) && (r->flags & IORING_SETUP_IOPOLL))) {
 		t->nvme_sent++;
@@ -1692,7 +1800,8 @@ static void judge(struct ring *r, struct slot *s, int res)
 	if (res < 0) {
 		if (res <= -4096 || !errno_allowed(t, s, -res))
 			bad = "an errno this entry point does not give";
-		else if (s->clean_query && res != -ECANCELED)
+		else if (s->clean_query && res != -ECANCELED &&
+			 !(failslab_on && (res == -ENOMEM || res == -EAGAIN)))
 			bad = "a well-formed query failed";
 	} else if (!success_allowed(t, s)) {
 		bad = "success where this entry point must refuse";
@@ -1770,8 +1879,9 @@ fail_cmd(const struct slot *s, const struct ring *r, const char *what)
 	fflush(stdout);
 	fprintf(stderr, "uring_fuzz: seed %" PRIu64 ": %s\n", seed,
 		describe(s, r));
-	t_die("%s (seed %" PRIu64 ", repeat: --seed %" PRIu64 " --count %lu)",
-	      what, seed, seed, count);
+	t_die("%s (seed %" PRIu64 ", repeat: --seed %" PRIu64 " --count %lu%s%.0lu)",
+	      what, seed, seed, count, failslab_count ? " --failslab " : "",
+	      failslab_count);
 }
 
 static void check_cqe(struct ring *r, struct io_uring_cqe *cqe, __u64 base,
@@ -1853,6 +1963,7 @@ static void run_batch(struct ring *r, __u64 base, unsigned int n)
 	}
 
 	deadline = t_now_ms() + timeout_ms;
+	failslab_task(failslab_on);
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		struct __kernel_timespec ts = { .tv_nsec = 100 * 1000000 };
@@ -1866,7 +1977,7 @@ static void run_batch(struct ring *r, __u64 base, unsigned int n)
 		if (io_uring_sq_ready(ring)) {
 			ret = io_uring_submit(ring);
 			if (ret < 0 && ret != -EAGAIN && ret != -EBUSY &&
-			    ret != -EINTR)
+			    ret != -EINTR && !(failslab_on && ret == -ENOMEM))
 				t_die("ring %u: io_uring_submit: %s (seed %" PRIu64 ", commands %llu..%llu)",
 				      r->id, t_errname(ret), seed,
 				      (unsigned long long)base,
@@ -1900,17 +2011,19 @@ static void run_batch(struct ring *r, __u64 base, unsigned int n)
 			ret = io_uring_enter(ring->ring_fd, 0, 0,
 					     IORING_ENTER_GETEVENTS, NULL);
 			if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
-			    ret != -EBUSY)
+			    ret != -EBUSY && !(failslab_on && ret == -ENOMEM))
 				t_die("ring %u: io_uring_enter(GETEVENTS): %s",
 				      r->id, t_errname(ret));
 		} else {
 			ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
 			if (ret < 0 && ret != -ETIME && ret != -EINTR &&
-			    ret != -EAGAIN && ret != -EBUSY)
+			    ret != -EAGAIN && ret != -EBUSY &&
+			    !(failslab_on && ret == -ENOMEM))
 				t_die("ring %u: io_uring_wait_cqe_timeout: %s",
 				      r->id, t_errname(ret));
 		}
 	}
+	failslab_task(false);
 	/* nothing more may come: a second CQE for any of them fails here */
 	{
 		struct io_uring_cqe *cqe;
@@ -1949,7 +2062,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]\n"
-		"                  [--scratch /dev/nvmeXnY] [--drain]\n"
+		"                  [--scratch /dev/nvmeXnY] [--failslab N] [--per-ring N]\n"
+		"                  [--drain]\n"
 		"                  [-v] TARGET...\n");
 }
 
@@ -1961,19 +2075,22 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 't' },
 		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ "scratch", required_argument, NULL, 'S' },
+		{ "failslab", required_argument, NULL, 'F' },
+		{ "per-ring", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "drain", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long start, time_limit_ms = 0, last_report;
+	unsigned long per_ring_max = 0;
 	bool have_seed = false;
 	const char *env;
 	__u64 seq = 0;
 	unsigned int epoch = 0;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:n:t:T:S:vDh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:t:T:S:F:R:vDh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1990,6 +2107,12 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			scratch_path = optarg;
+			break;
+		case 'F':
+			failslab_count = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			per_ring_max = strtoul(optarg, NULL, 0);
 			break;
 		case 'v':
 			verbose = true;
@@ -2016,8 +2139,8 @@ int main(int argc, char **argv)
 		       ((uint64_t)getpid() << 32);
 	}
 	/* first line: the seed, so that a failing run can be repeated */
-	t_info("seed %" PRIu64 " count %lu (repeat with --seed %" PRIu64 " --count %lu)",
-	       seed, count, seed, count);
+	t_info("seed %" PRIu64 " count %lu (repeat with --seed %" PRIu64 " --count %lu%s)",
+	       seed, count, seed, count, failslab_count ? " --failslab N" : "");
 	if (optind >= argc && !scratch_path)
 		t_skip("no TARGET given (block/char nodes or files; see tests/fuzz/README.md)");
 	rng = seed;
@@ -2054,23 +2177,35 @@ int main(int argc, char **argv)
 			t_die("calloc: %m");
 	}
 
+	if (failslab_count)
+		failslab_setup();
 	start = last_report = t_now_ms();
-	while (seq < count) {
+	while (seq < count + failslab_count) {
 		struct ring r;
 		unsigned long per_ring = 100 + below(1400);
+
+		if (per_ring_max && per_ring > per_ring_max)
+			per_ring = per_ring_max;
 
 		ring_setup(&r, (enum rkind)(epoch++ % R_NR));
 		if (verbose)
 			t_info("# ring %u: %s (%s), files %d, buffers %u",
 			       r.id, rkind_names[r.kind], ring_flags_str(r.flags),
 			       r.files, r.nbufs);
-		while (per_ring && seq < count) {
+		while (per_ring && seq < count + failslab_count) {
 			unsigned int n = 1 + below(MAX_BATCH);
+			/* the --count commands, then the failslab ones */
+			__u64 end = seq < count ? count : count + failslab_count;
 
 			if (n > per_ring)
 				n = per_ring;
-			if (n > count - seq)
-				n = count - seq;
+			if (n > end - seq)
+				n = end - seq;
+			if (seq == count && !failslab_on) {
+				failslab_on = true;
+				t_info("# %llu commands done, %lu more under failslab",
+				       (unsigned long long)seq, failslab_count);
+			}
 			run_batch(&r, seq, n);
 			seq += n;
 			per_ring -= n;
@@ -2093,6 +2228,17 @@ int main(int argc, char **argv)
 			       (unsigned long long)seq);
 			break;
 		}
+	}
+	if (failslab_count) {
+		long injected = failslab_injected();
+
+		failslab_off();
+		t_info("failslab: %lu commands, %ld allocations failed, res -ENOMEM %lu, -EAGAIN %lu",
+		       fs_cmds, injected, fs_enomem, fs_eagain);
+		/* a phase that failed nothing tested nothing */
+		if (fs_cmds && injected <= 0)
+			t_error("failslab: %lu commands, no allocation failed (%s not live?)",
+				fs_cmds, FAILSLAB_DIR);
 	}
 	summary(t_now_ms() - start);
 	nvme_shares();
