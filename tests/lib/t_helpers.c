@@ -294,6 +294,23 @@ bool t_cq_empty(struct io_uring *ring)
 	return io_uring_peek_cqe(ring, &cqe) != 0;
 }
 
+bool t_cq_quiet(struct io_uring *ring, const char *what)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	t_sleep_ms(50);
+	ret = io_uring_enter(ring->ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL);
+	if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+		t_error("%s: io_uring_enter(GETEVENTS): %s", what,
+			t_errname(ret));
+	if (io_uring_peek_cqe(ring, &cqe))
+		return true;
+	t_error("%s: a completion left over (user_data %#llx, res %s)", what,
+		(unsigned long long)cqe->user_data, t_res_str(cqe->res));
+	return false;
+}
+
 /*
  * Submit the one SQE prepared, with a user_data of its own, and take its
  * completion: the CQE must carry that user_data, and nothing may follow

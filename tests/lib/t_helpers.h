@@ -115,6 +115,13 @@ int t_submit_wait_one(struct io_uring *ring, struct t_cqe *out,
 		      unsigned int timeout_ms);
 /* True when the CQ ring holds no completion right now. */
 bool t_cq_empty(struct io_uring *ring);
+/*
+ * Before a ring goes: 50 ms, then io_uring_enter(GETEVENTS), which runs
+ * task_work and polls an IOPOLL ring once, and the CQ must still be
+ * empty; a completion posted twice (patch 0001's IOPOLL hazard) shows up
+ * only there. t_error()s with @what and returns false otherwise.
+ */
+bool t_cq_quiet(struct io_uring *ring, const char *what);
 
 /*
  * One block query through uring_cmd, with @sqe_flags (e.g. IOSQE_ASYNC):
