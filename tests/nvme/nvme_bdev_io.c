@@ -8,9 +8,17 @@
  *     block node and on /dev/ngXnY: both equal the pattern;
  *   - write a pattern with NVME_URING_CMD_IO on the block node: pread sees it;
  *   - the same with NVME_URING_CMD_IO_VEC over four iovecs;
- *   - the same with a registered buffer (IORING_URING_CMD_FIXED);
+ *   - the same with a registered buffer (IORING_URING_CMD_FIXED); a Read
+ *     with IORING_URING_CMD_FIXED whose addr lies outside the registered
+ *     buffer: -EFAULT from io_import_fixed() and the plain buffer at addr
+ *     untouched, on the block node and ng (a path that ignored the flag
+ *     and mapped addr as a user buffer would read into it);
  *   - a read on an IORING_SETUP_IOPOLL ring (polled when the namespace has
  *     poll queues, nvme.poll_queues=N; completed by interrupt otherwise);
+ *     a PCIe namespace with poll queues must say queue/io_poll 1, and where
+ *     the system has NVMe queue interrupts (nvmeXqY in /proc/interrupts),
+ *     256 reads at QD 1 on the IOPOLL ring raise almost none of them while
+ *     the same reads on a plain ring raise one each, or nearly;
  *   - on that ring, 32 Flushes (no data: never polled) each beside a read,
  *     on the block node and on /dev/ngXnY: all complete (6.1 polled the
  *     Flush's stale cookie and crashed in bio_poll(); fixed by "nvme:
@@ -90,6 +98,127 @@ static bool rw_one(struct io_uring *ring, int fd, const char *what,
 	}
 	expect_ok(what, c);
 	return true;
+}
+
+/*
+ * IORING_URING_CMD_FIXED with addr outside registered buffer 0: the
+ * kernel must go through io_uring_cmd_import_fixed() (-EFAULT), not map
+ * addr as a plain user buffer (which would succeed and fill @buf).
+ */
+static void fixed_outside(struct io_uring *ring, int fd, const char *what,
+			  unsigned char *buf)
+{
+	struct nvme_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+	size_t i;
+
+	memset(buf, 0x5a, IO_LEN);
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, IO_LEN, slba, nlb);
+	sqe = t_get_sqe(ring);
+	t_nvme_prep(ring, sqe, fd, NVME_URING_CMD_IO, &cmd, nvme_cmd_read);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 0;
+	if (t_submit_wait_one(ring, &c, T_NVME_TIMEOUT_MS)) {
+		t_error("%s: no completion", what);
+		return;
+	}
+	if (c.res != -EFAULT)
+		t_error("%s: res %s, expected -EFAULT (addr outside the registered buffer)",
+			what, t_nvme_res_str(c.res));
+	for (i = 0; i < IO_LEN; i++) {
+		if (buf[i] != 0x5a) {
+			t_error("%s: the plain buffer at addr was written (byte %zu)",
+				what, i);
+			break;
+		}
+	}
+}
+
+/* All NVMe queue interrupts so far (nvmeXqY lines of /proc/interrupts), -1 if none. */
+static long long nvme_irqs(void)
+{
+	char line[4096], *p, *end;
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int a, b;
+		char *q = strstr(line, " nvme");
+
+		if (!q || sscanf(q, " nvme%uq%u", &a, &b) != 2)
+			continue;
+		if (sum < 0)
+			sum = 0;
+		p = strchr(line, ':');
+		/* the per-CPU counts after "NN:", up to the chip's name */
+		for (p = p ? p + 1 : line;; p = end) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+#define IRQ_READS	256
+
+/* IRQ_READS reads at QD 1 on @ring; the NVMe interrupts they raised, or -1. */
+static long long irqs_over_reads(struct io_uring *ring, const char *what,
+				 unsigned char *buf)
+{
+	long long before = nvme_irqs();
+	struct t_cqe c;
+	int i;
+
+	for (i = 0; i < IRQ_READS; i++)
+		if (!rw_one(ring, n.bfd, what, NVME_URING_CMD_IO, nvme_cmd_read,
+			    buf, NULL, 0, -1, &c))
+			return -1;
+	return before < 0 ? -1 : nvme_irqs() - before;
+}
+
+/*
+ * Polled, measured: with poll queues on PCIe, queue/io_poll must be 1; the
+ * reads on the IOPOLL ring raise (almost) no NVMe interrupt, the same on
+ * the plain ring (almost) one each. Fabrics have no such interrupts: a
+ * note then.
+ */
+static void polled_measured(struct io_uring *poll, struct io_uring *plain,
+			    __u64 io_poll, unsigned char *buf)
+{
+	char path[PATH_MAX], transport[32] = "";
+	__u64 poll_queues = 0;
+	long long polled, irq;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device/transport", n.name);
+	t_read_file(path, transport, sizeof(transport));
+	t_read_u64("/sys/module/nvme/parameters/poll_queues", &poll_queues);
+	if (!strncmp(transport, "pcie", 4) && poll_queues && !io_poll)
+		t_error("%s: nvme.poll_queues=%llu on PCIe, but queue/io_poll is 0",
+			n.name, (unsigned long long)poll_queues);
+	if (!io_poll)
+		return;
+	polled = irqs_over_reads(poll, "polled read (interrupts counted)", buf);
+	irq = irqs_over_reads(plain, "plain-ring read (interrupts counted)", buf);
+	if (polled < 0 || irq < 0) {
+		t_info("no NVMe queue interrupts in /proc/interrupts (%s): polling not measured",
+		       transport[0] ? transport : "a head");
+		return;
+	}
+	t_info("%d reads: %lld NVMe interrupts on the IOPOLL ring, %lld on a plain ring",
+	       IRQ_READS, polled, irq);
+	if (polled > IRQ_READS / 16)
+		t_error("%d reads on the IOPOLL ring raised %lld NVMe interrupts: not polled",
+			IRQ_READS, polled);
+	if (irq < IRQ_READS / 2)
+		t_error("%d reads on a plain ring raised only %lld NVMe interrupts: the count does not measure them",
+			IRQ_READS, irq);
 }
 
 /* Read through @fd with @cmd_op into @buf (or @iov), check the pattern. */
@@ -308,6 +437,11 @@ int main(int argc, char **argv)
 		memcpy(pat, fixed, IO_LEN);
 		check_read(&ring, n.bfd, "IO read into a registered buffer",
 			   NVME_URING_CMD_IO, pat, fixed, NULL, 0, 0);
+		fixed_outside(&ring, n.bfd, "FIXED read, addr outside the registered buffer, block node",
+			      buf);
+		if (cfd >= 0)
+			fixed_outside(&ring, cfd, "FIXED read, addr outside the registered buffer, ng",
+				      buf);
 		io_uring_unregister_buffers(&ring);
 	}
 
@@ -322,6 +456,7 @@ int main(int argc, char **argv)
 		check_read(&poll, n.bfd, io_poll ? "IO read on an IOPOLL ring (poll queues)" :
 			   "IO read on an IOPOLL ring (no poll queues)",
 			   NVME_URING_CMD_IO, pat, buf, NULL, 0, -1);
+		polled_measured(&poll, &ring, io_poll, buf);
 		flush_beside_read(&poll, n.bfd, "IOPOLL, block node", buf);
 		error_behind_long_read(&poll, n.bfd, "IOPOLL, block node");
 		if (cfd >= 0) {
