@@ -8,10 +8,16 @@
  * on the same node, upstream's uring_cmd on /dev/nvmeX, and nvme-cli:
  *   - Identify Controller and Identify Namespace, byte for byte, and equal
  *     to `nvme id-ctrl -b` / `nvme id-ns -b`;
- *   - the Error Information log, byte for byte; the SMART log's stable part;
+ *   - the Error Information log, byte for byte; the SMART log's stable
+ *     part byte for byte, and each of its counters (data units, commands,
+ *     busy time, power cycles and hours, errors...) at most the ioctl's,
+ *     read after it;
  *   - Get Features (Number of Queues, Temperature Threshold): the result
  *     dword in the big CQE equals the ioctl's result;
- *   - Set Features round trip on the Temperature Threshold, restored after.
+ *   - Set Features round trips through uring_cmd, each restored after: the
+ *     Asynchronous Event Configuration (every controller, nvmet's too:
+ *     one must happen) and, where the controller has it, the Temperature
+ *     Threshold (nvmet has none).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -160,6 +166,46 @@ static void test_identify(void)
 	free(cli);
 }
 
+/* A SMART counter: 16 bytes little-endian; 128-bit compare. */
+static int le128_cmp(const __u8 *a, const __u8 *b)
+{
+	int i;
+
+	for (i = 15; i >= 0; i--)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Counters only grow: the uring_cmd log, read first, has none above the
+ * ioctl's read after it (a poisoned counter the command never wrote would
+ * be above).
+ */
+static void smart_counters(const struct nvme_smart_log *u,
+			   const struct nvme_smart_log *i)
+{
+	static const struct { size_t off; const char *name; } c[] = {
+		{ offsetof(struct nvme_smart_log, data_units_read), "data units read" },
+		{ offsetof(struct nvme_smart_log, data_units_written), "data units written" },
+		{ offsetof(struct nvme_smart_log, host_reads), "host read commands" },
+		{ offsetof(struct nvme_smart_log, host_writes), "host write commands" },
+		{ offsetof(struct nvme_smart_log, ctrl_busy_time), "controller busy time" },
+		{ offsetof(struct nvme_smart_log, power_cycles), "power cycles" },
+		{ offsetof(struct nvme_smart_log, power_on_hours), "power on hours" },
+		{ offsetof(struct nvme_smart_log, unsafe_shutdowns), "unsafe shutdowns" },
+		{ offsetof(struct nvme_smart_log, media_errors), "media errors" },
+		{ offsetof(struct nvme_smart_log, num_err_log_entries), "error log entries" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++)
+		if (le128_cmp((const __u8 *)u + c[k].off,
+			      (const __u8 *)i + c[k].off) > 0)
+			t_error("SMART %s: uring_cmd's is above the ioctl's read after it",
+				c[k].name);
+}
+
 static void test_logs(void)
 {
 	struct nvme_smart_log *su = t_alloc(512), *si = t_alloc(512);
@@ -185,12 +231,64 @@ static void test_logs(void)
 	/* warning, temperature, spare, threshold, used; counters move */
 	t_compare("SMART log health fields: uring_cmd vs ioctl", su, si,
 		  offsetof(struct nvme_smart_log, data_units_read));
+	smart_counters(su, si);
 	t_info("SMART: critical warning %#x, temperature %u K",
 	       su->critical_warning, su->temperature[0] | su->temperature[1] << 8);
 	free(su);
 	free(si);
 	free(eu);
 	free(ei);
+}
+
+/*
+ * Asynchronous Event Configuration: QEMU and nvmet both have it for Get and
+ * Set (nvmet has no Temperature Threshold), so a Set Features through the
+ * block node runs on every controller here. One bit nvmet accepts
+ * (namespace attribute notices) toggled, read back, restored.
+ */
+#define AEC_NS_ATTR	(1U << 8)	/* Namespace Attribute Notices */
+
+static void aec_round_trip(void)
+{
+	struct nvme_uring_cmd cmd;
+	__u32 orig = 0, got = 0, want;
+	int res;
+
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
+			  NVME_FEAT_FID_ASYNC_EVENT, 0);
+	res = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, &orig);
+	if (res) {
+		t_error("ioctl get features (async event configuration): %s",
+			t_nvme_res_str(res));
+		return;
+	}
+	want = orig ^ AEC_NS_ATTR;
+	uringcmd_nvme_cmd(&cmd, nvme_admin_set_features, 0, NULL, 0,
+			  NVME_FEAT_FID_ASYNC_EVENT, want);
+	expect_ok("uring_cmd set features (async event configuration)",
+		  bdev_admin(&cmd, NULL));
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
+			  NVME_FEAT_FID_ASYNC_EVENT, 0);
+	got = ~want;
+	expect_ok("uring_cmd get features (async event configuration)",
+		  bdev_admin(&cmd, &got));
+	if (got != want)
+		t_error("async event configuration read back %#x, set %#x", got,
+			want);
+	uringcmd_nvme_cmd(&cmd, nvme_admin_set_features, 0, NULL, 0,
+			  NVME_FEAT_FID_ASYNC_EVENT, orig);
+	expect_ok("uring_cmd set features (async event configuration, restore)",
+		  bdev_admin(&cmd, NULL));
+	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
+			  NVME_FEAT_FID_ASYNC_EVENT, 0);
+	got = ~orig;
+	t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, &got);
+	if (got != orig)
+		t_error("async event configuration %#x after restore, was %#x",
+			got, orig);
+	else
+		t_info("async event configuration %#x -> %#x -> restored", orig,
+		       want);
 }
 
 static void test_features(void)
@@ -211,6 +309,8 @@ static void test_features(void)
 			ru, ri);
 	else
 		t_info("number of queues: result %#x in the big CQE", ru);
+
+	aec_round_trip();
 
 	/* Temperature Threshold: set through uring_cmd, read back, restore */
 	uringcmd_nvme_cmd(&cmd, nvme_admin_get_features, 0, NULL, 0,
