@@ -15,7 +15,11 @@
  *   invalid admin or I/O opcode                       NVMe status 0x1, as the ioctl
  *   admin command on an IOPOLL ring                   -EOPNOTSUPP
  *   NVMe command on a block device of another driver  -EOPNOTSUPP
- * and: no error path keeps its request (a queue freeze still completes);
+ *     (blk-mq, and bio-based: TEST_NULLB_BIO_DEV)
+ * and: no error path keeps its request: the failing admin cases 40 times
+ * over, more than the admin tag set holds (30 on PCIe, 32 on fabrics),
+ * and an Identify must still complete; a queue freeze (a scheduler switch)
+ * still completes, on a head on each path's queue;
  * block queries still answered on the NVMe block node (also on an
  * IOPOLL ring); the SQE is read at submission, so rewriting its slot right
  * after io_uring_submit() changes nothing; SQPOLL, IOSQE_ASYNC and linked
@@ -23,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +92,7 @@ static void test_rings(void)
 		expect("ADMIN on a 64-byte SQE ring", c.res, -EOPNOTSUPP);
 	else
 		t_error("ADMIN on a 64-byte SQE ring: no completion");
+	t_cq_quiet(&r, "64-byte SQE ring");
 	io_uring_queue_exit(&r);
 
 	ret = t_ring_init(&r, 4, IORING_SETUP_SQE128);
@@ -95,6 +101,7 @@ static void test_rings(void)
 	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
 	expect("IO on an SQE128 ring without CQE32",
 	       run(&r, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
+	t_cq_quiet(&r, "SQE128 ring without CQE32");
 	io_uring_queue_exit(&r);
 
 	/* IOPOLL: no polling for admin commands, as on /dev/nvmeX */
@@ -115,6 +122,7 @@ static void test_rings(void)
 			t_res_str(c.res), bsz);
 	else
 		t_info("BLKSSZGET query on an IOPOLL ring: %d", c.res);
+	t_cq_quiet(&r, "IOPOLL ring");
 	io_uring_queue_exit(&r);
 }
 
@@ -279,21 +287,94 @@ static bool write_bounded(const char *path, const char *val, unsigned int ms)
  * the I/O scheduler freezes the queue, which waits for every request of
  * it. A leaked one makes that wait for ever (and a controller reset too).
  */
-static void test_no_leak(void)
+static void freeze(const char *name)
 {
 	char path[PATH_MAX];
 
-	if (n.head) {
-		t_info("multipath head: queue freeze check left to the path queues");
-		return;
-	}
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", n.name);
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", name);
 	if (!write_bounded(path, "mq-deadline", T_NVME_TIMEOUT_MS) ||
 	    !write_bounded(path, "none", T_NVME_TIMEOUT_MS))
 		t_error("%s: switching the scheduler (a queue freeze) failed or hung: a request leaked by an error path?",
-			n.name);
+			name);
 	else
-		t_info("queue freeze after the error cases: no request left behind");
+		t_info("%s: queue freeze after the error cases: no request left behind",
+		       name);
+}
+
+/*
+ * Head or not, the I/O requests live on a namespace queue: the block
+ * node's own, or each path's (nvmeXcZnY, hidden, beside head nvmeXnY).
+ */
+static void test_no_leak(void)
+{
+	unsigned int subsys, ns;
+	char pat[64];
+	glob_t g;
+	size_t i;
+
+	if (!n.head) {
+		freeze(n.name);
+		return;
+	}
+	if (sscanf(n.name, "nvme%un%u", &subsys, &ns) != 2)
+		t_die("%s: not a head's name", n.name);
+	snprintf(pat, sizeof(pat), "/sys/block/nvme%uc*n%u", subsys, ns);
+	if (glob(pat, 0, NULL, &g)) {
+		t_error("head %s: no path disks %s", n.name, pat);
+		return;
+	}
+	for (i = 0; i < g.gl_pathc; i++)
+		freeze(strrchr(g.gl_pathv[i], '/') + 1);
+	globfree(&g);
+}
+
+/*
+ * Admin commands go to the controller's admin queue, which no namespace
+ * freeze sees: the failing admin cases, more times than its tag set has
+ * tags (30 on PCIe, 32 on fabrics), and then an Identify must complete.
+ * A leaked tag per failure would leave it none: the Identify waits for
+ * ever (io-wq blocks for a tag) and the deadline fails it.
+ */
+#define ADMIN_ROUNDS	40
+
+static void test_admin_leak(void)
+{
+	struct iovec reg = { .iov_base = buf + 8192, .iov_len = 4096 };
+	struct iovec vec = { .iov_base = buf + 8192, .iov_len = 4096 };
+	struct nvme_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	struct t_cqe c;
+	unsigned int i, bad = 0;
+	int res;
+
+	if (io_uring_register_buffers(&ring, &reg, 1))
+		t_die("io_uring_register_buffers failed");
+	for (i = 0; i < ADMIN_ROUNDS; i++) {
+		identify(&cmd, (void *)0x1000);
+		bad += run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0) != -EFAULT;
+		identify(&cmd, (void *)0xffff888000000000ULL);
+		bad += run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0) != -EFAULT;
+		identify(&cmd, &vec);
+		cmd.data_len = 1;
+		sqe = t_get_sqe(&ring);
+		t_nvme_prep(&ring, sqe, n.bfd, NVME_URING_CMD_ADMIN_VEC, &cmd, 1);
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = 0;
+		if (t_submit_wait_one(&ring, &c, T_NVME_TIMEOUT_MS) ||
+		    c.res != -EINVAL)
+			bad++;
+	}
+	io_uring_unregister_buffers(&ring);
+	if (bad)
+		t_error("admin error cases x %d: %u did not fail as they did once",
+			ADMIN_ROUNDS, bad);
+	identify(&cmd, buf);
+	res = run(&ring, n.bfd, NVME_URING_CMD_ADMIN, &cmd, 0);
+	if (res == INT32_MIN)
+		t_error("Identify after %d rounds of failing admin commands: no completion (admin tags leaked?)",
+			ADMIN_ROUNDS);
+	else
+		expect("Identify after the failing admin commands", res, 0);
 }
 
 static void set_sys_admin(cap_flag_value_t v)
@@ -328,22 +409,37 @@ static void test_caps(void)
 	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), 0);
 }
 
-static void test_other_bdev(void)
+static void other_bdev(const char *path, const char *what)
 {
-	char *args[] = { "nvme_bdev_errors", "", NULL };
+	char *args[] = { "nvme_bdev_errors", (char *)path, NULL };
 	struct nvme_uring_cmd cmd;
+	char w[128];
 	struct t_bdev b;
 
-	if (!access("/dev/nullb0", F_OK))
-		args[1] = "/dev/nullb0";
-	t_bdev_open(&b, args[1][0] ? 2 : 1, args, O_RDWR);
+	t_bdev_open(&b, path[0] ? 2 : 1, args, O_RDWR);
 	uringcmd_nvme_rw(&cmd, nvme_cmd_read, 1, buf, 512, 0, 1);
-	expect("IO on a non-NVMe block device",
-	       run(&ring, b.fd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
+	snprintf(w, sizeof(w), "IO on %s", what);
+	expect(w, run(&ring, b.fd, NVME_URING_CMD_IO, &cmd, 0), -EOPNOTSUPP);
 	identify(&cmd, buf);
-	expect("ADMIN on a non-NVMe block device",
-	       run(&ring, b.fd, NVME_URING_CMD_ADMIN, &cmd, 0), -EOPNOTSUPP);
+	snprintf(w, sizeof(w), "ADMIN on %s", what);
+	expect(w, run(&ring, b.fd, NVME_URING_CMD_ADMIN, &cmd, 0), -EOPNOTSUPP);
 	t_bdev_close(&b);
+}
+
+/*
+ * NVMe commands on block devices of other drivers: a blk-mq one (null_blk,
+ * else a loop device of its own) and, where run.sh made one
+ * (TEST_NULLB_BIO_DEV), a bio-based null_blk (queue_mode=0), whose
+ * cmd_ops go to its disk's fops (which have no uring_cmd).
+ */
+static void test_other_bdev(void)
+{
+	const char *bio = getenv("TEST_NULLB_BIO_DEV");
+
+	other_bdev(access("/dev/nullb0", F_OK) ? "" : "/dev/nullb0",
+		   "a non-NVMe block device");
+	if (bio && *bio)
+		other_bdev(bio, "a bio-based block device (null_blk queue_mode=0)");
 }
 
 static void test_issue_paths(void)
@@ -478,6 +574,7 @@ int main(int argc, char **argv)
 	test_rings();
 	test_input();
 	test_caps();
+	test_admin_leak();
 	test_no_leak();
 	test_issue_paths();
 	test_other_bdev();
