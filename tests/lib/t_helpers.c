@@ -187,6 +187,15 @@ struct io_uring_sqe *t_get_sqe(struct io_uring *ring)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
+	/*
+	 * SQPOLL: 6.1 posts a batch's inline completions before it moves the
+	 * SQ head (io_submit_sqes(): io_submit_state_end(), then
+	 * io_commit_sqring()), so with every CQE of a full ring reaped the
+	 * SQ ring can still look full for a moment: wait for its head.
+	 */
+	if (!sqe && (ring->flags & IORING_SETUP_SQPOLL) &&
+	    io_uring_sqring_wait(ring) >= 0)
+		sqe = io_uring_get_sqe(ring);
 	if (!sqe)
 		t_die("SQ ring full");
 	return sqe;
