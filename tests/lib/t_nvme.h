@@ -80,6 +80,24 @@ int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
  */
 int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
 			unsigned char *bufs, unsigned int nr, bool admin);
+/*
+ * Of the @nr commands submitted on @ring (none reaped yet), how many have
+ * not completed: task_work run first (io_uring_enter(GETEVENTS)), so a
+ * completion the device has posted counts as completed. What a fault
+ * meant for commands "in flight" measured instead of assumed.
+ */
+unsigned int t_nvme_outstanding(struct io_uring *ring, unsigned int nr);
+/*
+ * t_nvme_submit_mixed(), and if every command completed before the fault
+ * could hit one, reap them and submit again, up to @tries times, each try
+ * with reads 4 times larger (up to 256 KiB; into a buffer of the
+ * helper's own once over 4 KiB). Returns how many were outstanding after
+ * the last submission (0: never overlapped; the caller fails).
+ */
+unsigned int t_nvme_submit_overlapping(struct io_uring *ring,
+				       const struct t_nvme *n,
+				       unsigned char *bufs, unsigned int nr,
+				       bool admin, unsigned int tries);
 
 /* How a batch of commands in flight ended. */
 struct t_nvme_tally {

@@ -71,6 +71,7 @@ static void test_reset(void)
 	struct io_uring ring;
 	char path[PATH_MAX];
 	struct t_cqe cqe;
+	unsigned int out;
 	int fd, ret;
 
 	ret = t_nvme_ring(&ring, QD, 0);
@@ -81,17 +82,18 @@ static void test_reset(void)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		t_die("open %s: %m", path);
-	ret = t_nvme_submit_mixed(&ring, &n, bufs, QD, true);
-	if (ret != QD)
-		t_die("submitted %d of %d", ret, QD);
+	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, 5);
 	if (write(fd, "1", 1) != 1)
 		t_error("reset_controller: %m");
 	close(fd);
+	if (!out)
+		t_error("reset: all %d commands had completed before it, five times: nothing was in flight",
+			QD);
 	if (!t_nvme_reap(&ring, QD, &t))
 		t_error("reset: only %u of %d commands completed", t.done, QD);
 	else
-		t_info("reset with %d in flight: %u completed, %u NVMe status, %u errno",
-		       QD, t.ok, t.status, t.err);
+		t_info("reset with %u of %d in flight: %u completed, %u NVMe status, %u errno",
+		       out, QD, t.ok, t.status, t.err);
 	wait_live();
 	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, bufs);
 	if (!t_nvme_cmd(&ring, n.bfd, NVME_URING_CMD_ADMIN, &c, 0, &cqe)) {
@@ -122,9 +124,14 @@ static void test_exit(bool kill_me)
 		unsigned char *bufs = t_alloc((size_t)QD * 4096);
 		struct io_uring ring;
 
-		if (t_nvme_ring(&ring, QD, 0) || t_nvme_submit_mixed(&ring, &n, bufs, QD, true) != QD)
+		unsigned char out;
+
+		if (t_nvme_ring(&ring, QD, 0))
 			_exit(2);
-		if (write(pfd[1], "s", 1) != 1)
+		/* how many are still in flight, for the parent to judge */
+		out = (unsigned char)t_nvme_submit_overlapping(&ring, &n, bufs, QD,
+							       true, 5);
+		if (write(pfd[1], &out, 1) != 1)
 			_exit(3);
 		if (kill_me)
 			pause();
@@ -134,6 +141,12 @@ static void test_exit(bool kill_me)
 	close(pfd[1]);
 	if (read(pfd[0], &c, 1) != 1)
 		t_error("%s: the child did not submit", what);
+	else if (!c)
+		t_error("%s: all %d of the child's commands had completed before it, five times: nothing was in flight",
+			what, QD);
+	else
+		t_info("%s with %u of %d commands in flight", what,
+		       (unsigned char)c, QD);
 	close(pfd[0]);
 	if (kill_me)
 		kill(pid, SIGKILL);

@@ -33,6 +33,7 @@ int main(void)
 	const char *id = t_env_or("TEST_NVME_HOTPLUG_ID", "nvme0-ns2");
 	char *args[] = { "nvme_hotplug_del", (char *)dev, "", "", NULL };
 	struct t_nvme_tally t;
+	unsigned int out;
 	unsigned char *bufs = t_alloc((size_t)QD * 4096);
 	char json[256], path[PATH_MAX];
 	struct nvme_uring_cmd c;
@@ -53,8 +54,7 @@ int main(void)
 	if (ret)
 		t_die("ring: %s", t_errname(ret));
 
-	if (t_nvme_submit_mixed(&ring, &n, bufs, QD, true) != QD)
-		t_die("could not submit %d commands", QD);
+	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, 5);
 	snprintf(json, sizeof(json),
 		 "{\"execute\": \"device_del\", \"arguments\": {\"id\": \"%s\"}}",
 		 id);
@@ -71,10 +71,13 @@ int main(void)
 		t_die("QMP device_del %s: %s", id, resp);
 	t_info("QMP device_del %s: %s", id, resp);
 
+	if (!out)
+		t_error("device_del: all %d commands had completed before it, five times: nothing was in flight",
+			QD);
 	if (!t_nvme_reap(&ring, QD, &t))
 		t_error("only %u of %d commands in flight completed", t.done, QD);
-	t_info("device_del with %d in flight: %u completed, %u NVMe status, %u errno",
-	       QD, t.ok, t.status, t.err);
+	t_info("device_del with %u of %d in flight: %u completed, %u NVMe status, %u errno",
+	       out, QD, t.ok, t.status, t.err);
 
 	snprintf(path, sizeof(path), "/sys/block/%s", n.name);
 	end = t_now_ms() + 3 * T_NVME_TIMEOUT_MS;
