@@ -96,9 +96,15 @@ guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
 	TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$((2 + ${#formats[@]} / 2))
 # The NVMe tests again on a QEMU nvme-subsys: two controllers share the
 # namespace, so its block node is a multipath head (nvme0n1 or nvme1n1,
-# after whichever controller probed first).
-guest guest-subsys subsys-head -n 1 --subsys --append nvme.poll_queues=1 -- \
-	TEST_ONLY='nvme_bdev_*' TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto
+# after whichever controller probed first), and the block tests on that
+# head. Then the fuzzer on the heads, their ng and both controllers, a
+# twentieth of the first boot's commands: namespace 2, shared too and used by
+# no test, is its scratch namespace (NVMe writes allowed, a partition on
+# it).
+guest guest-subsys subsys-head -n 1 --subsys --ns shared=on,size=64 --append nvme.poll_queues=1 -- \
+	TEST_ONLY='nvme_bdev_* block_* uring_fuzz' TEST_BLOCK_DEVS=nvme \
+	TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto \
+	TEST_FUZZ_TARGETS=nvme TEST_FUZZ_SCRATCH_NSID=2 TEST_FUZZ_COUNT=$(( ${TEST_FUZZ_COUNT:-20000} / 20 )) TEST_FUZZ_PER_RING=200
 
 # The verdict: every PASS/FAIL/SKIP line, plus a FAIL for a step that
 # ended badly without saying so and for each unexpected skip.
