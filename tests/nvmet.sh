@@ -13,6 +13,10 @@
 #   nvmet.sh ana T S set the ANA state of T's port to S (optimized,
 #                    inaccessible, ...): inaccessible leaves no usable path
 #   nvmet.sh ns-off  disable the namespace on the target (hot removal)
+#   nvmet.sh file drop T | ana T S | ns-off
+#                    print "FILE VALUE": what that action writes where, for
+#                    a test that opens FILE first and writes VALUE itself the
+#                    moment its commands are in flight (no fork in between)
 #   nvmet.sh down    disconnect and tear the target down
 #
 # Quiet on success but for what it prints; errors go to stderr, exit 1.
@@ -94,17 +98,25 @@ up() {
 	head_node
 }
 
-drop() {
-	local c
-	c=$(ctrl_over "$1")
-	[ -n "$c" ] || die "no controller over $1"
-	echo 1 >"/sys/class/nvme/$c/delete_controller"
-}
-
 port_of() { case $1 in loop) echo 1 ;; tcp) echo 2 ;; *) die "no transport $1" ;; esac; }
 
-ana() {
-	echo "$2" >"$CFG/ports/$(port_of "$1")/ana_groups/1/ana_state"
+file_of() { # action args -> "FILE VALUE"
+	local c
+	case $1 in
+	drop)
+		c=$(ctrl_over "${2:?transport}")
+		[ -n "$c" ] || die "no controller over $2"
+		echo "/sys/class/nvme/$c/delete_controller 1" ;;
+	ana) echo "$CFG/ports/$(port_of "${2:?transport}")/ana_groups/1/ana_state ${3:?state}" ;;
+	ns-off) echo "$SUB/namespaces/1/enable 0" ;;
+	*) die "no action $1" ;;
+	esac
+}
+
+act() { # action args: write what file_of names
+	local fv
+	fv=$(file_of "$@")
+	echo "${fv#* }" >"${fv%% *}"
 }
 
 down() {
@@ -131,9 +143,8 @@ down() {
 case ${1:-} in
 up) up ;;
 ctrl) ctrl_over "${2:?transport}" ;;
-drop) drop "${2:?transport}" ;;
-ana) ana "${2:?transport}" "${3:?state}" ;;
-ns-off) echo 0 >"$SUB/namespaces/1/enable" ;;
+drop | ana | ns-off) act "$@" ;;
+file) shift; file_of "$@" ;;
 down) down ;;
-*) echo "usage: $0 up|ctrl T|drop T|ana T S|ns-off|down" >&2; exit 2 ;;
+*) echo "usage: $0 up|ctrl T|drop T|ana T S|ns-off|file ACTION...|down" >&2; exit 2 ;;
 esac

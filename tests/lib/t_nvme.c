@@ -272,16 +272,20 @@ unsigned int t_nvme_submit_overlapping(struct io_uring *ring,
 
 		/*
 		 * Each try after the first reads 4 times more per command (up
-		 * to 256 KiB, the transfer limit and what fits the namespace),
-		 * into a buffer of its own: a transport that completes 4 KiB
-		 * reads before the next syscall (nvmet over loop) gets a
-		 * window too.
+		 * to 1 MiB or the transfer limit, whichever is less, and what
+		 * fits the namespace), into a buffer of its own: a transport
+		 * that completes 4 KiB reads before the next syscall (nvmet
+		 * over loop) gets a window too.
 		 */
 		if (i) {
-			unsigned int next = len * 4;
+			unsigned int cap = 1024 * 1024, next = len * 4;
 
-			if (next <= 256 * 1024 && (!n->max_bytes || next <= n->max_bytes) &&
-			    (__u64)nr * next <= n->nlb * n->lbs && next % n->lbs == 0)
+			if (n->max_bytes && n->max_bytes < cap)
+				cap = n->max_bytes;
+			cap -= cap % n->lbs;
+			if (next > cap)
+				next = cap;
+			if (next > len && (__u64)nr * next <= n->nlb * n->lbs)
 				len = next;
 		}
 		if (len > 4096) {

@@ -82,13 +82,13 @@ static void test_reset(void)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		t_die("open %s: %m", path);
-	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, 5);
+	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, T_OVERLAP_TRIES);
 	if (write(fd, "1", 1) != 1)
 		t_error("reset_controller: %m");
 	close(fd);
 	if (!out)
-		t_error("reset: all %d commands had completed before it, five times: nothing was in flight",
-			QD);
+		t_error("reset: all %d commands had completed before it, %d times: nothing was in flight",
+			QD, T_OVERLAP_TRIES);
 	if (!t_nvme_reap(&ring, QD, &t))
 		t_error("reset: only %u of %d commands completed", t.done, QD);
 	else
@@ -130,7 +130,7 @@ static void test_exit(bool kill_me)
 			_exit(2);
 		/* how many are still in flight, for the parent to judge */
 		out = (unsigned char)t_nvme_submit_overlapping(&ring, &n, bufs, QD,
-							       true, 5);
+							       true, T_OVERLAP_TRIES);
 		if (write(pfd[1], &out, 1) != 1)
 			_exit(3);
 		if (kill_me)
@@ -147,8 +147,8 @@ static void test_exit(bool kill_me)
 		 * none overlapping the exit. Logged, not failed, until the
 		 * window is made reliable; the reset case still requires it.
 		 */
-		t_info("%s: all %d of the child's commands had completed before it, five times: nothing was in flight",
-		       what, QD);
+		t_info("%s: all %d of the child's commands had completed before it, %d times: nothing was in flight",
+		       what, QD, T_OVERLAP_TRIES);
 	else
 		t_info("%s with %u of %d commands in flight", what,
 		       (unsigned char)c, QD);

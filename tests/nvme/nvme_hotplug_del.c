@@ -54,7 +54,7 @@ int main(void)
 	if (ret)
 		t_die("ring: %s", t_errname(ret));
 
-	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, 5);
+	out = t_nvme_submit_overlapping(&ring, &n, bufs, QD, true, T_OVERLAP_TRIES);
 	snprintf(json, sizeof(json),
 		 "{\"execute\": \"device_del\", \"arguments\": {\"id\": \"%s\"}}",
 		 id);
@@ -72,8 +72,8 @@ int main(void)
 	t_info("QMP device_del %s: %s", id, resp);
 
 	if (!out)
-		t_error("device_del: all %d commands had completed before it, five times: nothing was in flight",
-			QD);
+		t_error("device_del: all %d commands had completed before it, %d times: nothing was in flight",
+			QD, T_OVERLAP_TRIES);
 	if (!t_nvme_reap(&ring, QD, &t))
 		t_error("only %u of %d commands in flight completed", t.done, QD);
 	t_info("device_del with %u of %d in flight: %u completed, %u NVMe status, %u errno",
