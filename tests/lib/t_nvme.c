@@ -271,22 +271,24 @@ unsigned int t_nvme_submit_overlapping(struct io_uring *ring,
 		unsigned char *b = bufs;
 
 		/*
-		 * Each try after the first reads 4 times more per command (up
-		 * to 1 MiB or the transfer limit, whichever is less, and what
-		 * fits the namespace), into a buffer of its own: a transport
-		 * that completes 4 KiB reads before the next syscall (nvmet
-		 * over loop) gets a window too.
+		 * Each try reads 4 times more per command than the one before
+		 * (up to 1 MiB or the transfer limit, whichever is less, and
+		 * what fits the namespace), into a buffer of its own, and
+		 * after the largest starts again at 4 KiB: a transport that
+		 * completes small reads before the next syscall (nvmet over
+		 * loop) gets a window from larger ones, and a kernel whose
+		 * submission of large reads outlasts the device (KASAN under
+		 * TCG) from smaller ones.
 		 */
-		if (i) {
-			unsigned int cap = 1024 * 1024, next = len * 4;
+		{
+			unsigned int cap = 1024 * 1024, want = 4096u << (2 * (i % 5));
 
 			if (n->max_bytes && n->max_bytes < cap)
 				cap = n->max_bytes;
 			cap -= cap % n->lbs;
-			if (next > cap)
-				next = cap;
-			if (next > len && (__u64)nr * next <= n->nlb * n->lbs)
-				len = next;
+			len = want < cap ? want : cap;
+			if (len < 4096 || len % n->lbs || (__u64)nr * len > n->nlb * n->lbs)
+				len = 4096;
 		}
 		if (len > 4096) {
 			if ((size_t)nr * len > big_len) {

@@ -92,7 +92,7 @@ unsigned int t_nvme_outstanding(struct io_uring *ring, unsigned int nr);
  * could hit one, reap them and submit again, up to @tries times, each try
  * with reads 4 times larger (up to 1 MiB or the device's transfer limit,
  * and what fits the namespace; into a buffer of the helper's own once over
- * 4 KiB). Returns how many were outstanding after the last submission (0:
+ * 4 KiB), then from 4 KiB again. Returns how many were outstanding after the last submission (0:
  * never overlapped; the caller fails).
  */
 #define T_OVERLAP_TRIES	8
