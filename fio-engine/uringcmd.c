@@ -65,6 +65,14 @@
 #define UC_FIO_VERSION	"fio-3.33"
 #endif
 
+/*
+ * With check=1, the ioctl's reference answers and every command's buffer
+ * are filled with different bytes before the kernel writes them, so that
+ * an answer nobody wrote never equals its reference.
+ */
+#define UC_POISON_IOCTL	0x5a
+#define UC_POISON_CMD	0xa5
+
 enum uc_cmd {
 	UC_CMD_IO = 1,		/* rw= decides: NVMe Read/Write/Flush, discard */
 	UC_CMD_ID_CTRL,
@@ -408,6 +416,8 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 	}
 	uf->nsid = ret;
 
+	/* the reference answers: poisoned unlike the commands' buffers */
+	memset(&uf->id_ns, UC_POISON_IOCTL, sizeof(uf->id_ns));
 	uringcmd_nvme_identify(&c, uf->nsid, NVME_IDENTIFY_CNS_NS, &uf->id_ns);
 	ret = uc_ioctl_admin(f->fd, &c, NULL);
 	if (ret) {
@@ -461,6 +471,7 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		}
 	}
 	if (o->cmd == UC_CMD_ID_CTRL) {
+		memset(&uf->id_ctrl, UC_POISON_IOCTL, sizeof(uf->id_ctrl));
 		uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, &uf->id_ctrl);
 		ret = uc_ioctl_admin(f->fd, &c, NULL);
 	} else if (o->cmd == UC_CMD_GET_FEATURES) {
@@ -653,6 +664,13 @@ static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
 
 	/* the ring is SQE128: what a command leaves unused must be zero */
 	uringcmd_sqe128_clear(sqe);
+	/*
+	 * An answer checked must be one this command wrote: a buffer still
+	 * holding the last command's answer (or zeroes, like a reference the
+	 * kernel never filled) would pass for it.
+	 */
+	if (o->check && o->cmd != UC_CMD_IO && io_u->xfer_buflen)
+		memset(io_u->xfer_buf, UC_POISON_CMD, io_u->xfer_buflen);
 	switch (o->cmd) {
 	case UC_CMD_IO:
 		uc_prep_io(td, io_u, sqe);
