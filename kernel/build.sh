@@ -62,9 +62,14 @@ progress "kernel: building ${obj#"$(pwd)/"} ($(basename -a "$@" | paste -sd ' ' 
 ticker=
 if [ -z "${KTARGETS:-}" ] && [ -n "$quiet" ]; then
 	touch "$obj/.uringcmd-build-start"
-	while sleep 60; do
-		progress "kernel: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled so far"
-	done &
+	# the subshell's own stderr is closed: killing its sleep below
+	# would otherwise print bash's "Terminated"; the lines go to fd 3
+	(
+		exec 3>&2 2>/dev/null
+		while sleep 60; do
+			progress "kernel: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled so far" 2>&3
+		done
+	) &
 	ticker=$!
 	trap 'pkill -P "$ticker" sleep 2>/dev/null; kill "$ticker" 2>/dev/null || true' EXIT
 fi
