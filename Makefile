@@ -50,7 +50,7 @@ DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli \
 	iproute2 util-linux procps shellcheck rsync tmux \
-	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox \
+	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox linux-perf \
 	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
 .PHONY: help deps repin tree kernel given-kernel headers tests fio bench-progs bench fuzz \

@@ -68,7 +68,7 @@ if [ "$profile" = 1 ]; then
 		--append "$cmdline" --timeout 3600 --results "$scratch-prof" -- \
 		env BENCH_N="$n" "$top/bench/profile.sh" "$top/build/bench" /run/results/prof ||
 		die "profile boot failed (see $scratch-prof/console.log)"
-	cp "$scratch-prof"/prof/profile-*.txt "$dir/"
+	cp "$scratch-prof"/prof/profile-*.txt "$scratch-prof"/prof/cost-*.json "$dir/"
 fi
 
 python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" <<'PY'

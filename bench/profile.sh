@@ -8,7 +8,10 @@
 #   profile.sh BENCHDIR OUTDIR
 #
 # OUTDIR/profile-NAME.txt: `perf report --sort sym` of the run, kernel and
-# user space, symbols above 1%. Needs perf (linux-perf).
+# user space, symbols above 1%. OUTDIR/cost-NAME.json: every symbol's share
+# of the samples with the run's CPU time per command (uc_bench's getrusage),
+# from which report.py gives each function's cost in ns per command.
+# Needs perf (linux-perf).
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 BENCHDIR OUTDIR" >&2; exit 2; }
@@ -17,6 +20,7 @@ out=$2
 dev=${BENCH_DEV:-/dev/nvme0n1}
 base=${dev##*/}
 ctrl=/dev/${base%n*}
+chr=/dev/ng${base#nvme}
 n=${BENCH_N:-20000}
 
 command -v perf >/dev/null || { echo "profile.sh: no perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -39,8 +43,31 @@ prof() {
 		perf report -i "$work/$name.data" --stdio --sort sym --percent-limit 1 \
 			2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 40
 	} >"$out/profile-$name.txt"
+	perf report -i "$work/$name.data" --stdio --sort sym --percent-limit 0 -n \
+		2>/dev/null >"$work/$name.all"
+	python3 - "$work/$name.json" "$work/$name.all" "$name" "$*" \
+		>"$out/cost-$name.json" <<-'PY'
+	import json, re, sys
+	res, report, name, args = sys.argv[1:]
+	d = json.load(open(res))
+	shares, samples = {}, 0
+	for l in open(report):
+	    m = re.match(r"\s*([\d.]+)%\s+(\d+)\s+\[[k.]\]\s+(\S+)", l)
+	    if m:
+	        shares[m.group(3)] = shares.get(m.group(3), 0) + float(m.group(1))
+	        samples += int(m.group(2))
+	print(json.dumps({"name": name, "args": args, "n": d["n"],
+	                  "iops": d["iops"], "cpu_ns_per_cmd": d["cpu_ns_per_cmd"],
+	                  "samples": samples, "share_pct": shares}))
+	PY
 }
 
+# the block node against the char device, the same command: what the
+# block node's functions cost per command
+prof features-uring-char-qd1 admin uring "$ctrl" features
+prof features-uring-bdev-qd1 admin uring "$dev" features
+prof read-pt-ng-qd16 -q 16 read pt "$chr"
+prof read-pt-bdev-qd16 -q 16 read pt "$dev"
 prof identify-ioctl-bdev-qd16 -q 16 admin ioctl "$dev" identify
 prof identify-uring-char-qd16 -q 16 admin uring "$ctrl" identify
 prof identify-uring-bdev-qd16 -q 16 admin uring "$dev" identify

@@ -469,6 +469,15 @@ def fmt_ns(v):
     return f"{v / 1000:+.2f}" if abs(v) < 10000 else f"{v / 1000:+.1f}"
 
 
+def fmt_add(ci):
+    """What a step adds over its floor: the median and interval, or "none
+    measurable" where the interval includes 0 (a median below 0 there is
+    noise, not a step that saves time)."""
+    if ci["lo"] <= 0 <= ci["hi"]:
+        return f"none measurable [{fmt_ns(ci['lo'])}, {fmt_ns(ci['hi'])}]"
+    return fmt_ci(ci, fmt_ns, "")
+
+
 def of(comps, q):
     return [c for c in comps.values() if c["question"] == q]
 
@@ -699,16 +708,105 @@ def md_floors(ctx):
                        "the block node over the char device, read passthrough, QD 1")):
         c = comps.get(cid)
         if c:
-            rows.append([what, fmt_ci(c["add_ns"], fmt_ns, ""), fmt_ci(c["ratio"])])
+            rows.append([what, fmt_add(c["add_ns"]), fmt_ci(c["ratio"])])
     if not rows:
         return []
     return (["## Floors", "",
              "What each command adds, per command, over the cheapest command "
              "under it, measured as a comparison (time per command of B minus "
-             "A's, median over pairs [95 % interval]). An interval that "
-             "includes 0 means nothing measurable.", ""]
+             "A's, median over pairs [95 % interval]). Where the interval "
+             "includes 0 the step adds nothing this run can measure: "
+             "\"none measurable\" with the interval, never a negative "
+             "addition.", ""]
             + table(["Step", "Adds (µs per command)", "IOPS B ÷ A"], "lrr", rows)
             + [""])
+
+
+# ---- where the block node's time goes (profiles) ----------------------------
+
+# The functions on each side's way in: the block node's (this series) and the
+# char devices' (upstream); both then run the same 6.1 functions (SHARED).
+BDEV_ENTRY = ("blkdev_uring_cmd", "blkdev_uring_cmd_sqe_unused",
+              "nvme_ns_bdev_uring_cmd", "nvme_ns_head_bdev_uring_cmd")
+CHAR_ENTRY = ("nvme_ns_chr_uring_cmd", "nvme_ns_head_chr_uring_cmd",
+              "nvme_dev_uring_cmd")
+SHARED = ("io_uring_cmd", "nvme_ns_uring_cmd", "nvme_ctrl_uring_cmd",
+          "nvme_uring_cmd_io")
+COST_PAIRS = (("features-uring-char-qd1", "features-uring-bdev-qd1",
+               "Get Features, QD 1"),
+              ("identify-uring-char-qd16", "identify-uring-bdev-qd16",
+               "Identify, QD 16"),
+              ("read-pt-ng-qd16", "read-pt-bdev-qd16",
+               "NVMe Read passthrough, QD 16"))
+
+
+def load_costs(rdir):
+    costs = {}
+    for name in sorted(os.listdir(rdir)):
+        if name.startswith("cost-") and name.endswith(".json"):
+            try:
+                with open(os.path.join(rdir, name)) as f:
+                    d = json.load(f)
+            except (OSError, ValueError) as e:
+                raise BadInput(f"{name}: {e}")
+            if not (is_num(d.get("cpu_ns_per_cmd")) and d.get("samples")
+                    and isinstance(d.get("share_pct"), dict)):
+                raise BadInput(f"{name}: no cpu_ns_per_cmd, samples or share_pct")
+            costs[name[5:-5]] = d
+    return costs
+
+
+def fn_ns(d, fn):
+    """ns per command of function @fn in profile @d: its share of the samples
+    times the run's CPU time per command; None if it has no sample."""
+    pct = d["share_pct"].get(fn)
+    return None if pct is None else pct / 100 * d["cpu_ns_per_cmd"]
+
+
+def fmt_fn(d, fn):
+    v = fn_ns(d, fn)
+    return "—" if v is None else f"{v:,.0f} ({d['share_pct'][fn]:.2f} %)"
+
+
+def md_costs(ctx):
+    costs = ctx["costs"]
+    pairs = [(a, b, t) for a, b, t in COST_PAIRS if a in costs and b in costs]
+    if not pairs:
+        return []
+    lines = ["## Where the block node's time goes", "",
+             "From the profile boot (perf, cpu-clock at 4 kHz, the benchmark "
+             "process in the kernel and in user space): each function's share "
+             "of the samples times the run's CPU time per command gives its "
+             "cost in ns per command (share in parentheses). The block node's "
+             "way in (`blkdev_uring_cmd()`, `nvme_ns_bdev_uring_cmd()`) "
+             "replaces the char device's (`nvme_ns_chr_uring_cmd()`, "
+             "`nvme_dev_uring_cmd()`); both then run the same 6.1 functions. "
+             "— : no sample, less than one sample's worth (the last row). "
+             "Static functions the compiler inlined count in their caller.", ""]
+    for a, b, title in pairs:
+        da, db = costs[a], costs[b]
+        rows = []
+        for fn in BDEV_ENTRY + CHAR_ENTRY + SHARED:
+            if fn in da["share_pct"] or fn in db["share_pct"]:
+                side = ("this series" if fn in BDEV_ENTRY else
+                        "upstream, char device" if fn in CHAR_ENTRY else "shared")
+                rows.append([f"`{fn}()` ({side})", fmt_fn(da, fn),
+                             fmt_fn(db, fn)])
+        ea = sum(fn_ns(da, f) or 0 for f in CHAR_ENTRY)
+        eb = sum(fn_ns(db, f) or 0 for f in BDEV_ENTRY)
+        rows.append(["**way in, total**", f"{ea:,.0f}", f"{eb:,.0f}"])
+        rows.append(["CPU per command, whole run", f"{da['cpu_ns_per_cmd']:,.0f}",
+                     f"{db['cpu_ns_per_cmd']:,.0f}"])
+        rows.append(["one sample, per command",
+                     f"{da['cpu_ns_per_cmd'] / da['samples']:,.1f}",
+                     f"{db['cpu_ns_per_cmd'] / db['samples']:,.1f}"])
+        lines += [f"**{title}**: the block node's way in costs "
+                  f"{eb - ea:+,.0f} ns per command over the char device's, "
+                  f"{(eb - ea) / db['cpu_ns_per_cmd'] * 100:+.2f} % of a command's CPU "
+                  f"({da['samples']:,} and {db['samples']:,} samples).", ""]
+        lines += table(["Function", "char device, ns per command",
+                        "block node, ns per command"], "lrr", rows) + [""]
+    return lines
 
 
 # ---- single points ----------------------------------------------------------
@@ -1016,7 +1114,7 @@ def md_raw(ctx):
 
 def render(ctx):
     lines = (md_answer(ctx) + md_comparisons(ctx) + md_plots(ctx, "ratio")
-             + md_floors(ctx) + md_paths(ctx) + md_plots(ctx, "other")
+             + md_floors(ctx) + md_costs(ctx) + md_paths(ctx) + md_plots(ctx, "other")
              + md_notes(ctx) + md_points(ctx) + md_setup(ctx) + md_raw(ctx))
     return "\n".join(lines).rstrip() + "\n"
 
@@ -1039,6 +1137,7 @@ def load(args):
     return {"results_dir": args.results_dir, "boot_files": files,
             "boots": boots, "env": load_env(args.results_dir),
             "meas": index(boots), "comps": comparisons(boots, discarded),
+            "costs": load_costs(args.results_dir),
             "discarded": discarded,
             "notes": notes_text(args.notes), "command": args.command,
             "out": args.out}

@@ -198,11 +198,12 @@ for qd in 1 32; do
 	done
 done
 
-# The same reads through fio's engines: total latency (submission to
-# completion), as uc_bench measures it.
+# The same work through fio's engines: total latency (submission to
+# completion), as uc_bench measures it. fio_point GROUP PATH LABEL QD FILE
+# FIO-ARGS...: 4 KiB random reads unless FIO-ARGS say otherwise.
 fio_point() {
-	local path=$1 label=$2 qd=$3 file=$4
-	shift 4
+	local group=$1 path=$2 label=$3 qd=$4 file=$5
+	shift 5
 	"$fio" --output-format=json --output="$work/fio.json" --name="$path" \
 		--filename="$file" --rw=randread --bs=4k --size=256M --iodepth="$qd" \
 		--number_ios="$n" --lat_percentiles=1 \
@@ -210,9 +211,9 @@ fio_point() {
 		--percentile_list=1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.99 \
 		"$@" >"$work/fio.out" 2>&1 ||
 		die "fio $path qd $qd failed: $(grep -m 1 'fio:' "$work/fio.out" "$work/fio.json")"
-	python3 - "$work/fio.json" "$path" "$label" "$qd" "$file" >>"$lines" <<-'EOF'
+	python3 - "$work/fio.json" "$group" "$path" "$label" "$qd" "$file" >>"$lines" <<-'EOF'
 	import json, sys
-	f, path, label, qd, dev = sys.argv[1:]
+	f, group, path, label, qd, dev = sys.argv[1:]
 	text = open(f).read()
 	job = json.loads(text[text.index("{"):])["jobs"][0]
 	r = job["read"]
@@ -222,7 +223,7 @@ fio_point() {
 	cdf = [[lat["min"], 0.0]] + [[v, k / 100] for k, v in sorted(pct.items())] + [[lat["max"], 1.0]]
 	# fio's own CPU time (usr + sys of the job) per I/O, as uc_bench's getrusage
 	cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] * 1e6
-	print(json.dumps({"group": "fio", "path": path, "label": label, "dev": dev,
+	print(json.dumps({"group": group, "path": path, "label": label, "dev": dev,
 	                  "qd": int(qd), "iopoll": False, "n": r["total_ios"], "iops": r["iops"],
 	                  "cpu_ns_per_cmd": cpu / max(r["total_ios"], 1),
 	                  "lat_ns": {"mean": lat["mean"], "min": lat["min"], "p50": pct[50.0],
@@ -232,12 +233,18 @@ fio_point() {
 }
 
 for qd in 1 32; do
-	fio_point fio-uringcmd-bdev "fio ioengine=uringcmd on $dev" "$qd" "$dev" \
+	fio_point fio fio-uringcmd-bdev "fio ioengine=uringcmd on $dev" "$qd" "$dev" \
 		--ioengine=uringcmd
-	fio_point fio-io_uring_cmd-ng "fio ioengine=io_uring_cmd on $chr" "$qd" "$chr" \
+	fio_point fio fio-io_uring_cmd-ng "fio ioengine=io_uring_cmd on $chr" "$qd" "$chr" \
 		--ioengine=io_uring_cmd --cmd_type=nvme
-	fio_point fio-io_uring-bdev "fio ioengine=io_uring, O_DIRECT, on $dev" "$qd" "$dev" \
+	fio_point fio fio-io_uring-bdev "fio ioengine=io_uring, O_DIRECT, on $dev" "$qd" "$dev" \
 		--ioengine=io_uring --direct=1
+done
+# Identify through fio's uringcmd engine, beside uc_bench's uring-bdev
+# Identify points: the same work, fio's per-I/O bookkeeping on top
+for qd in 1 16; do
+	fio_point identify fio-uringcmd "fio ioengine=uringcmd cmd=identify-ctrl on $dev" \
+		"$qd" "$dev" --ioengine=uringcmd --cmd=identify-ctrl --rw=read
 done
 
 python3 - "$lines" "$pairlines" "$out" "$boot" "${BENCH_ACCEL:-tcg}" <<'EOF'

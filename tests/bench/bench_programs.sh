@@ -4,8 +4,11 @@
 # short counts, QD 1 and 32): every group and path of the benchmark yields a
 # point with the measured count, IOPS, CPU per command and latency figures,
 # and every comparison (uc_bench pair) its pairs, a median ratio inside its
-# interval and a verdict; no timing is asserted. uc_bench names a bad device and refuses a char device for the
-# block queries with one line.
+# interval and a verdict; bench/profile.sh gives every profiled path its
+# symbols' shares; bench/report.py turns both into a report with the three
+# answers, the comparisons and where the block node's time goes, and its
+# plots. No timing is asserted. uc_bench names a bad device and refuses a
+# char device for the block queries with one line.
 #
 #   bench_programs.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_BENCH_DIR (build/bench), TEST_BENCH_RUN (bench/run.sh),
@@ -37,7 +40,8 @@ want = {("floor", "nop"), ("identify", "ioctl-bdev"), ("identify", "uring-char")
         ("identify", "uring-bdev"), ("smart", "uring-bdev"), ("query", "ioctl"),
         ("query", "uring"), ("read4k", "uring-read-bdev"), ("read4k", "pt-ng"),
         ("read4k", "pt-bdev"), ("fio", "fio-uringcmd-bdev"),
-        ("fio", "fio-io_uring_cmd-ng"), ("fio", "fio-io_uring-bdev")}
+        ("fio", "fio-io_uring_cmd-ng"), ("fio", "fio-io_uring-bdev"),
+        ("identify", "fio-uringcmd")}
 got = {(r["group"], r["path"]) for r in doc["results"]}
 missing = want - got
 if missing:
@@ -78,6 +82,38 @@ for p in doc["pairs"]:
         print(f"bad comparison {p['group']}: {r} {p['verdict']} {len(p['pairs'])} pairs")
         sys.exit(1)
 PY
+
+# The profile and the report from these results, short: they run, and the
+# report says what it is for.
+command -v perf >/dev/null || fail "no perf: make deps installs linux-perf"
+mkdir "$work/res"
+BENCH_N=200 BENCH_DEV=$dev "$(dirname "$runner")/profile.sh" "$bindir" "$work/res" \
+	>"$work/prof.out" 2>&1 || fail "bench/profile.sh: $(tail -n 1 "$work/prof.out")"
+python3 - "$work/res" <<'PY' || fail "bench/profile.sh output incomplete"
+import json, os, sys
+d = sys.argv[1]
+for side in ("features-uring-char-qd1", "features-uring-bdev-qd1", "read-pt-ng-qd16",
+             "read-pt-bdev-qd16", "identify-uring-bdev-qd16", "query-uring-batch64"):
+    c = json.load(open(os.path.join(d, f"cost-{side}.json")))
+    if not (c["n"] > 0 and c["cpu_ns_per_cmd"] > 0 and c["samples"] > 0
+            and 99 < sum(c["share_pct"].values()) < 101):
+        print(f"cost-{side}.json: {c['n']} commands, {c['samples']} samples, "
+              f"shares summing to {sum(c['share_pct'].values())}")
+        sys.exit(1)
+    if not os.path.getsize(os.path.join(d, f"profile-{side}.txt")):
+        print(f"profile-{side}.txt is empty")
+        sys.exit(1)
+PY
+cp "$work/boot.json" "$work/res/boot-1.json"
+"$(dirname "$runner")/report.py" "$work/res" --out "$work/RESULTS.md" \
+	--plots "$work/plots" --command test >"$work/report.out" 2>&1 ||
+	fail "bench/report.py: $(tail -n 1 "$work/report.out")"
+for want in '^1\. \*\*Block node' '^2\. \*\*uring_cmd' '^3\. \*\*Batched' \
+	"^## Where the block node's time goes" '^\*\*Get Features, QD 1\*\*: ' \
+	'fio ioengine=uringcmd cmd=identify-ctrl'; do
+	grep -q -- "$want" "$work/RESULTS.md" || fail "the report has no line matching /$want/"
+done
+ls "$work"/plots/*.svg >/dev/null 2>&1 || fail "the report made no plots"
 
 # expect_error PATTERN UC_BENCH-ARGS...: exit status 1 and PATTERN said
 expect_error() {
