@@ -49,6 +49,10 @@ mkdir -p "$dir"
 scratch=$top/build/results/bench-$run
 cmdline="nvme.poll_queues=1 clocksource=tsc tsc=reliable"
 
+# The host's CPU time over the boots, and ours (the boots' QEMU, from the
+# shell's children times): what is left is other work sharing the host.
+stat0=$(head -n 1 /proc/stat)
+t0=$(date +%s.%N)
 for k in $(seq 1 "$boots"); do
 	echo "bench: boot $k of $boots"
 	rm -rf "$scratch-$k"
@@ -71,9 +75,15 @@ if [ "$profile" = 1 ]; then
 	cp "$scratch-prof"/prof/profile-*.txt "$scratch-prof"/prof/cost-*.json "$dir/"
 fi
 
-python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" <<'PY'
-import json, os, platform, subprocess, sys, datetime
-out, boots, n, top, cmdline, pairs, slice_, profile = sys.argv[1:]
+stat1=$(head -n 1 /proc/stat)
+t1=$(date +%s.%N)
+ours=$(times | tail -n 1)
+
+python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" \
+	"$stat0" "$stat1" "$t0" "$t1" "$ours" "$(getconf CLK_TCK)" <<'PY'
+import json, os, platform, re, subprocess, sys, datetime
+out, boots, n, top, cmdline, pairs, slice_, profile = sys.argv[1:9]
+stat0, stat1, t0, t1, ours, hz = sys.argv[9:]
 def cmd(*a):
     try:
         return subprocess.run(a, capture_output=True, text=True, cwd=top).stdout.strip()
@@ -91,6 +101,14 @@ env = {"host_cpu": f"{cpu} ({os.cpu_count()} CPUs)", "host_kernel": platform.rel
        "guest_cmdline": cmdline, "boots": int(boots),
        "counts": {"measured_per_point": int(n), "warmup_per_point": int(n) // 10,
                   "pairs": int(pairs), "slice": int(slice_)}}
+def busy(line):  # cpu user nice system idle iowait irq softirq steal ...
+    v = [int(x) for x in line.split()[1:9]]
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / int(hz)
+ours_s = sum(int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", ours))
+span = (float(t1) - float(t0)) * (os.cpu_count() or 1)
+if span > 0:
+    other = max(0.0, busy(stat1) - busy(stat0) - ours_s)
+    env["host_other_cpu_pct"] = round(100 * other / span, 1)
 short = []
 if (int(boots), int(n), int(pairs), int(slice_)) != (3, 20000, 32, 2000):
     short.append(f"{boots} boot(s), {pairs} pairs of {slice_}-command slices per "

@@ -546,8 +546,7 @@ def md_answer(ctx):
              f"interval lies inside 0.98–1.02, faster or slower that it lies "
              f"above or below 1, unresolved that it crosses 1 and leaves the "
              f"band: this run cannot tell. **{CAVEAT[0].upper() + CAVEAT[1:]}** "
-             f"(QEMU), on a shared machine with kernel builds running beside "
-             f"the guest: absolute figures are not hardware figures; the "
+             f"(QEMU): absolute figures are not hardware figures; the "
              f"ratios are what counts. Reproduce with `{ctx['command']}`; "
              f"measured {env_value(env, 'date')}, commit "
              f"{env_value(env, 'commit')}."]
@@ -1074,8 +1073,10 @@ def md_setup(ctx):
     env, boots = ctx["env"], ctx["boots"]
     counts = env.get("counts") if isinstance(env.get("counts"), dict) else {}
     rows = [
-        ("Host", f"{env_value(env, 'host_cpu')}, kernel {env_value(env, 'host_kernel')}, "
-                 "shared with other work"),
+        ("Host", f"{env_value(env, 'host_cpu')}, kernel {env_value(env, 'host_kernel')}"
+                 + (f"; other work used {env['host_other_cpu_pct']} % of its CPU "
+                    "during the boots" if is_num(env.get("host_other_cpu_pct"))
+                    else "")),
         ("QEMU", f"{env_value(env, 'qemu')}, {accel(boots)}"),
         ("Guest", f"kernel {boot_values(boots, 'kernel')}, "
                   f"{boot_values(boots, 'guest_cpus')} CPUs, "
