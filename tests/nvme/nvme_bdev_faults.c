@@ -166,7 +166,8 @@ static void test_exit(bool kill_me)
 		      !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 		t_error("%s: child status %#x", what, status);
 	else
-		t_info("%s with %d commands in flight: child gone", what, QD);
+		t_info("%s with %u of %d commands in flight: child gone", what,
+		       (unsigned char)c, QD);
 }
 
 static void test_fork(void)
