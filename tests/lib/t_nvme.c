@@ -256,6 +256,29 @@ unsigned int t_nvme_outstanding(struct io_uring *ring, unsigned int nr)
 	return ready < nr ? nr - ready : 0;
 }
 
+/*
+ * The read size of try @i of t_nvme_submit_overlapping(): 4 times the last
+ * try's (up to 1 MiB or the transfer limit, whichever is less, and what
+ * fits the namespace), and after the largest 4 KiB again. A transport that
+ * completes small reads before the next syscall (nvmet over loop) gets a
+ * window from larger ones, and a kernel whose submission of large reads
+ * outlasts the device (KASAN under TCG) from smaller ones.
+ */
+static unsigned int overlap_len(const struct t_nvme *n, unsigned int nr,
+				unsigned int i)
+{
+	unsigned int cap = 1024 * 1024, len = 4096u << (2 * (i % 5));
+
+	if (n->max_bytes && n->max_bytes < cap)
+		cap = n->max_bytes;
+	cap -= cap % n->lbs;
+	if (len > cap)
+		len = cap;
+	if (len < 4096 || len % n->lbs || (__u64)nr * len > n->nlb * n->lbs)
+		len = 4096;
+	return len;
+}
+
 unsigned int t_nvme_submit_overlapping(struct io_uring *ring,
 				       const struct t_nvme *n,
 				       unsigned char *bufs, unsigned int nr,
@@ -264,32 +287,13 @@ unsigned int t_nvme_submit_overlapping(struct io_uring *ring,
 	static unsigned char *big;
 	static size_t big_len;
 	struct t_nvme_tally t;
-	unsigned int out = 0, i, len = 4096;
+	unsigned int out = 0, i, len;
 	int ret;
 
 	for (i = 0; i < tries; i++) {
 		unsigned char *b = bufs;
 
-		/*
-		 * Each try reads 4 times more per command than the one before
-		 * (up to 1 MiB or the transfer limit, whichever is less, and
-		 * what fits the namespace), into a buffer of its own, and
-		 * after the largest starts again at 4 KiB: a transport that
-		 * completes small reads before the next syscall (nvmet over
-		 * loop) gets a window from larger ones, and a kernel whose
-		 * submission of large reads outlasts the device (KASAN under
-		 * TCG) from smaller ones.
-		 */
-		{
-			unsigned int cap = 1024 * 1024, want = 4096u << (2 * (i % 5));
-
-			if (n->max_bytes && n->max_bytes < cap)
-				cap = n->max_bytes;
-			cap -= cap % n->lbs;
-			len = want < cap ? want : cap;
-			if (len < 4096 || len % n->lbs || (__u64)nr * len > n->nlb * n->lbs)
-				len = 4096;
-		}
+		len = overlap_len(n, nr, i);
 		if (len > 4096) {
 			if ((size_t)nr * len > big_len) {
 				free(big);
