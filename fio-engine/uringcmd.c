@@ -642,6 +642,25 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 				   NVME_URING_CMD_IO_VEC, &c);
 }
 
+/*
+ * Whether check=1 reads the command's answer from its data buffer: the
+ * identify data, the log page, a wide block query's value. Get Features
+ * answers in the CQE and the narrow queries in cqe->res.
+ */
+static bool uc_answer_in_buf(const struct uc_options *o)
+{
+	switch (o->cmd) {
+	case UC_CMD_ID_CTRL:
+	case UC_CMD_ID_NS:
+	case UC_CMD_GET_LOG:
+		return true;
+	case UC_CMD_BLOCK_QUERY:
+		return uc_query_of(o)->needs_addr;
+	default:
+		return false;
+	}
+}
+
 static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
 					    struct io_u *io_u)
 {
@@ -669,7 +688,7 @@ static enum fio_q_status fio_uringcmd_queue(struct thread_data *td,
 	 * holding the last command's answer (or zeroes, like a reference the
 	 * kernel never filled) would pass for it.
 	 */
-	if (o->check && o->cmd != UC_CMD_IO && io_u->xfer_buflen)
+	if (o->check && uc_answer_in_buf(o))
 		memset(io_u->xfer_buf, UC_POISON_CMD, io_u->xfer_buflen);
 	switch (o->cmd) {
 	case UC_CMD_IO:
