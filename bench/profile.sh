@@ -7,10 +7,11 @@
 #
 #   profile.sh BENCHDIR OUTDIR
 #
-# OUTDIR/profile-NAME.txt: `perf report --sort sym` of the run, kernel and
-# user space, symbols above 1%. OUTDIR/cost-NAME.json: every symbol's share
-# of the samples with the run's CPU time per command (uc_bench's getrusage),
-# from which report.py gives each function's cost in ns per command.
+# OUTDIR/profile-NAME.txt: `perf report --sort sym -n` of the run, kernel
+# and user space, symbols at 1% or more. OUTDIR/cost-NAME.json: every
+# symbol's share of the samples with the run's CPU time per command
+# (uc_bench's getrusage), from which report.py gives each function's cost
+# in ns per command.
 # Needs perf (linux-perf).
 set -eu
 
@@ -37,14 +38,14 @@ prof() {
 	perf record -q -e cpu-clock -F 4000 -o "$work/$name.data" -- \
 		"$bin" -n "$n" "$@" >"$work/$name.json" 2>"$work/$name.err" ||
 		{ echo "profile.sh: $name: $(tail -n 1 "$work/$name.err")" >&2; exit 1; }
+	# every symbol with its sample count, once; the text keeps those >= 1%
+	perf report -i "$work/$name.data" --stdio --sort sym --percent-limit 0 -n \
+		2>/dev/null >"$work/$name.all"
 	{
 		echo "# uc_bench -n $n $*"
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("# IOPS %.0f, p50 %.1f us" % (d["iops"], d["lat_ns"]["p50"] / 1000))' "$work/$name.json"
-		perf report -i "$work/$name.data" --stdio --sort sym --percent-limit 1 \
-			2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 40
+		awk '!/^#/ && NF && $1 + 0 >= 1' "$work/$name.all" | head -n 40
 	} >"$out/profile-$name.txt"
-	perf report -i "$work/$name.data" --stdio --sort sym --percent-limit 0 -n \
-		2>/dev/null >"$work/$name.all"
 	python3 - "$work/$name.json" "$work/$name.all" "$name" "$*" \
 		>"$out/cost-$name.json" <<-'PY'
 	import json, re, sys

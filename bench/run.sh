@@ -241,7 +241,7 @@ for qd in 1 32; do
 		--ioengine=io_uring --direct=1
 done
 # Identify through fio's uringcmd engine, beside uc_bench's uring-bdev
-# Identify points: the same work, fio's per-I/O bookkeeping on top
+# Identify points: the same work (why fio's figures differ: bench/notes.md)
 for qd in 1 16; do
 	fio_point identify fio-uringcmd "fio ioengine=uringcmd cmd=identify-ctrl on $dev" \
 		"$qd" "$dev" --ioengine=uringcmd --cmd=identify-ctrl --rw=read
