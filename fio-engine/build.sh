@@ -24,7 +24,9 @@
 # The tree gets engines/uringcmd.c (a link) and a few lines at the end of
 # its config-host.mak, as Debian's does.
 #
-# Quiet on success; the logs are BUILDDIR/*.log.
+# Quiet on success but for a first build (fetch, configure and build
+# fio), which prints a line when it starts and one when it is done; the
+# logs are BUILDDIR/*.log.
 set -eu
 
 # The fio this engine is written against (FIO_IOOPS_VERSION 31): the version
@@ -51,6 +53,9 @@ die() {
 	echo "fio-engine/build.sh: $*" >&2
 	exit 1
 }
+progress() { printf '==> fio: %s\n' "$*" >&2; }
+t0=$(date +%s)
+first=
 
 # FIO_SRC: the tree's ops ABI must be the engine's (fio 3.33's), checked
 # here rather than as a compiler #error deep in a build log.
@@ -97,6 +102,8 @@ ensure_deb_src() {
 
 fetch() {
 	[ -f "$src/.uringcmd-extracted" ] && return 0
+	first=1
+	progress "fetching Debian's fio $FIO_DEB_VERSION source (apt-get source), then building fio with ioengine=uringcmd (about a minute)"
 	ensure_deb_src
 	(cd "$out" && apt-get source --download-only "fio=$FIO_DEB_VERSION") \
 		>"$out/fetch.log" 2>&1 ||
@@ -165,3 +172,4 @@ make -C "$src" -j"$(nproc)" CC="${CC:-ccache gcc}" \
 	fio "$out/lib/uringcmd" >"$out/make.log" 2>&1 ||
 	die "building fio failed (see $out/make.log)"
 check_external
+[ -z "$first" ] || progress "$src/fio built in $(( $(date +%s) - t0 )) s"
