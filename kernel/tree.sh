@@ -56,7 +56,7 @@ extract() {
 	local t0
 	check_pinned
 	t0=$(date +%s)
-	progress "tree: extracting linux-source-6.1 $pinned into build/linux (about 2 minutes)"
+	progress "tree: extracting linux-source-6.1 $pinned into build/linux (about a minute)"
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1
