@@ -16,10 +16,11 @@ in the guest and is the working directory. Without COMMAND (and on a
 terminal): an interactive root shell there; exit or Ctrl-D powers the guest
 off, and the shell's last status is this script's (Ctrl-A x kills QEMU).
 
-The kernel's config must have the =y options of kernel/guest.config: checked
-in the .config of the kernel's build folder (PATH/../../../.config, or a
-.config beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting,
-else in /proc/config.gz in the guest.
+The kernel's config must have the =y options of kernel/guest.config (but
+those of its last part, how the guest kernel is built): checked in the
+.config of the kernel's build folder (PATH/../../../.config, or a .config
+beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting, else
+in /proc/config.gz in the guest.
 
   -k, --kernel PATH     bzImage to boot (default: build/linux/obj/arch/x86/boot/bzImage)
   -n, --namespaces N    namespaces on the controller (default 1)
@@ -142,11 +143,13 @@ check_setup() {
 	done
 }
 
-# The options kernel/guest.config sets to y, one a line, but those that
-# kernel/debug.config turns off again: the transports that are only built
-# (RDMA, FC), which no test boots.
+# The options kernel/guest.config sets to y above its "How this guest
+# kernel is built" line, one a line, but those that kernel/debug.config
+# turns off again: the transports that are only built (RDMA, FC), which no
+# test boots.
 wanted_options() {
-	sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$top/kernel/guest.config" |
+	sed -n '/^# ---- How this guest kernel is built/q
+		s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$top/kernel/guest.config" |
 		grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' \
 			"$top/kernel/debug.config")
 }

@@ -54,6 +54,14 @@ boot -k "$bz" --ns bogus=1
 grep -q "'bogus' is not a namespace format property" "$work/err" ||
 	fail "complete .config refused: $(cat "$work/err")"
 
+# Build choices of guest.config's last part are not asked of it: a kernel
+# with other timers and preemption and no KVM guest support passes.
+config_without "$obj/.config" CONFIG_HZ_1000 CONFIG_PREEMPT_VOLUNTARY CONFIG_KVM_GUEST \
+	CONFIG_PARAVIRT CONFIG_PRINTK_TIME
+boot -k "$bz" --ns bogus=1
+grep -q "'bogus' is not a namespace format property" "$work/err" ||
+	fail "a .config with other build choices refused: $(cat "$work/err")"
+
 # --any-config boots whatever the config says.
 config_without "$obj/.config" CONFIG_9P_FS
 boot -k "$bz" --any-config --ns bogus=1
