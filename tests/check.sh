@@ -37,12 +37,13 @@ gate() {
 	printf '==> gate %s: done in %s s\n' "$name" "$(( $(date +%s) - t0 ))" >&2
 }
 
-# Host side: the tally's own self-test; checkpatch over both series; with
-# --gates (the plain run of make check: they do not depend on the guest
-# config) every commit of both series compiled on its own, and W=1 +
-# sparse on the files they touch, base against tip; then the fio engine on
-# this kernel.
+# Host side: the tally's and run.sh's own self-tests; checkpatch over both
+# series; with --gates (the plain run of make check: they do not depend on
+# the guest config) every commit of both series compiled on its own, and
+# W=1 + sparse on the files they touch, base against tip; then the fio
+# engine on this kernel.
 gate check_accounting "$top/tests/host/check_accounting.sh"
+gate run_harness "$top/tests/host/run_harness.sh"
 gate checkpatch "$top/tests/checkpatch.sh"
 if [ "$gates" = 1 ]; then
 	gate bisect "$top/kernel/bisect.sh"

@@ -321,31 +321,43 @@ if dmesg >/dev/null 2>&1; then
 	have_dmesg=1
 fi
 
-# Kernel log lines after the last "uringcmd-test: start NAME" line; exit
-# status 3 if there is no such line (the log wrapped, or /dev/kmsg is not
-# writable).
-log_since_start() {
-	dmesg 2>/dev/null | awk -v m="uringcmd-test: start $1" '
-		{
-			l = length($0) - length(m) + 1
-			if (l > 0 && substr($0, l) == m) {
-				found = 1
-				n = 0
-				next
-			}
-			if (found)
-				lines[n++] = $0
-		}
-		END {
-			for (i = 0; i < n; i++)
-				print lines[i]
-			if (!found)
-				exit 3
-		}'
+# klog_since_start NAME: klines, the kernel log lines after the last
+# "uringcmd-test: start NAME" line; status 3 if there is no such line (the
+# log wrapped, or /dev/kmsg is not writable). Read backwards from the end,
+# in bash: dmesg is the one program it runs.
+klog_since_start() {
+	local m="uringcmd-test: start $1" all i
+	klines=()
+	mapfile -t all <<<"$(dmesg 2>/dev/null)"
+	for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+		if [[ ${all[i]} == *"$m" ]]; then
+			klines=("${all[@]:i+1}")
+			return 0
+		fi
+	done
+	return 3
 }
 
-taint() {
-	cat /proc/sys/kernel/tainted 2>/dev/null || echo 0
+# log_since_start NAME: those lines, printed
+log_since_start() {
+	klog_since_start "$1" || return
+	[ "${#klines[@]}" = 0 ] || printf '%s\n' "${klines[@]}"
+}
+
+# read_taint VAR: the kernel's taint flags into VAR
+read_taint() {
+	local _t=0
+	{ read -r _t </proc/sys/kernel/tainted; } 2>/dev/null || _t=0
+	printf -v "$1" '%s' "$_t"
+}
+
+# nap SECONDS: sleep(1) without a fork. A test costs the programs run
+# around it, and under KASAN on TCG each fork and exec takes a third of a
+# second: nap reads, with a timeout, a FIFO that no one writes.
+mkfifo "$workdir/never"
+exec {never_fd}<>"$workdir/never"
+nap() {
+	read -r -t "$1" -u "$never_fd" _ || true
 }
 
 # ---- running one test ----------------------------------------------------
@@ -354,33 +366,42 @@ taint() {
 # OUTFILE. Returns CMD's status, 124/137 on timeout, or 250 if it does not
 # go away even after SIGKILL (stuck in the kernel); then it is left behind.
 run_with_deadline() {
-	local out=$1 pid ticks=0 rc=0
+	local out=$1 pid rc=0 deadline=$((SECONDS + timeout_s + 30))
 	shift
 	# the subshell keeps bash's "Segmentation fault" notices in $out
-	(timeout -k 10 "$timeout_s" "$@" </dev/null >"$out" 2>&1; exit $?) 2>>"$out" &
+	(timeout -k 10 "$timeout_s" "$@" </dev/null >"$out" 2>&1 {never_fd}<&-; exit $?) 2>>"$out" &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$ticks" -ge $(( (timeout_s + 30) * 10 )) ]; then
+		if [ "$SECONDS" -ge "$deadline" ]; then
 			return 250
 		fi
-		sleep 0.1
-		ticks=$((ticks + 1))
+		nap 0.1
 	done
 	wait "$pid" || rc=$?
 	return "$rc"
 }
 
-# safe_name NAME: NAME as a file name in the results folder
-safe_name() {
-	local safe
-	safe=$(printf '%s' "$1" | tr '[]/ ' '.._-')
-	printf '%s' "${safe%.}"
+# to_safe VAR NAME: NAME as a file name in the results folder, into VAR
+to_safe() {
+	local _s=${2//[][]/.}
+	_s=${_s//\//_}
+	_s=${_s// /-}
+	printf -v "$1" '%s' "${_s%.}"
 }
 
-# last non-empty output line, without the "prog: FAIL: " style prefix
+# last_line VAR FILE: FILE's last non-empty line, without the "prog: FAIL: "
+# style prefix, into VAR
 last_line() {
-	grep -v '^[[:space:]]*$' "$1" | tail -n 1 |
-		sed -e 's/^[A-Za-z0-9_.-]*: \(FAIL\|SKIP\|error\): //' || true
+	local _lines _i _l _re='^[A-Za-z0-9_.-]*: (FAIL|SKIP|error): (.*)$'
+	printf -v "$1" '%s' ''
+	mapfile -t _lines <"$2" 2>/dev/null || return 0
+	for ((_i = ${#_lines[@]} - 1; _i >= 0; _i--)); do
+		_l=${_lines[_i]}
+		[[ $_l =~ ^[[:space:]]*$ ]] && continue
+		[[ $_l =~ $_re ]] && _l=${BASH_REMATCH[2]}
+		printf -v "$1" '%s' "$_l"
+		return 0
+	done
 }
 
 verdict() {
@@ -392,7 +413,7 @@ verdict() {
 		;;
 	FAIL)
 		# run_test and fail_step keep these two files
-		safe=$(safe_name "$name")
+		to_safe safe "$name"
 		nfail=$((nfail + 1))
 		echo "FAIL $name: ${reason:-failed} (output: $shown/$safe.log, kernel log: $shown/$safe.dmesg)"
 		;;
@@ -408,7 +429,7 @@ verdict() {
 # REASON) and the kernel log's last 300 lines where a test's files go.
 fail_step() {
 	local name=$1 reason=$2 file=${3:-} safe
-	safe=$(safe_name "$name")
+	to_safe safe "$name"
 	if [ -n "$file" ] && [ -f "$file" ]; then
 		cp "$file" "$results/$safe.log"
 	else
@@ -423,33 +444,42 @@ fail_step() {
 }
 
 # run_test NAME CMD...; with known_report set to a function name, a kernel
-# log that function accepts (KLOG as its argument) is a note, not a FAIL
+# log that function accepts (KLOG as its argument) is a note, not a FAIL.
+# CMD's output and its kernel log go straight to the results folder; no
+# other program runs but dmesg (see nap).
 run_test() {
-	local name=$1 out klog splat taint0 taint1 rc=0 kst=0 safe last
+	local name=$1 out klog splat='' taint0 taint1 rc=0 kst=0 safe last line
 	shift
-	out=$workdir/out
-	klog=$workdir/klog
+	to_safe safe "$name"
+	out=$results/$safe.log
+	klog=$results/$safe.dmesg
 
 	kmsg "uringcmd-test: start $name"
-	taint0=$(taint)
+	read_taint taint0
 	run_with_deadline "$out" "$@" || rc=$?
-	sleep "$settle"
-	taint1=$(taint)
+	nap "$settle"
+	read_taint taint1
 
-	: >"$klog"
+	klines=()
 	if [ "$have_dmesg" = 1 ]; then
-		log_since_start "$name" >"$klog" || kst=$?
+		klog_since_start "$name" || kst=$?
 	fi
 	kmsg "uringcmd-test: end $name rc=$rc"
-	splat=$(grep -E -m 1 "$SPLAT_RE" "$klog" || true)
+	if [ "${#klines[@]}" = 0 ]; then
+		: >"$klog"
+	else
+		printf '%s\n' "${klines[@]}" >"$klog"
+	fi
+	for line in ${klines[@]+"${klines[@]}"}; do
+		if [[ $line =~ $SPLAT_RE ]]; then
+			splat=$line
+			break
+		fi
+	done
 	if [ -n "$splat" ] && [ -n "${known_report:-}" ] && "$known_report" "$klog"; then
 		note "$name: the known report ($known_report), allowed"
 		splat=
 	fi
-
-	safe=$(safe_name "$name")
-	cp "$out" "$results/$safe.log"
-	cp "$klog" "$results/$safe.dmesg"
 
 	if [ -n "$splat" ]; then
 		verdict FAIL "$name" "kernel log: $splat"
@@ -458,7 +488,7 @@ run_test() {
 	elif [ "$kst" = 3 ] && [ -w /dev/kmsg ]; then
 		verdict FAIL "$name" "start marker missing from the kernel log (log overrun?)"
 	else
-		last=$(last_line "$out")
+		last_line last "$out"
 		case $rc in
 		0)	verdict PASS "$name" ;;
 		77)	verdict SKIP "$name" "$last" ;;
@@ -543,7 +573,7 @@ teardown_nvmet() {
 	local err=$workdir/nvmet.err klog=$workdir/klog rc=0 splat safe
 	kmsg "uringcmd-test: start nvmet-teardown"
 	"$here/nvmet.sh" down 2>"$err" || rc=$?
-	sleep "$settle"
+	nap "$settle"
 	: >"$klog"
 	if [ "$have_dmesg" = 1 ]; then
 		log_since_start nvmet-teardown >"$klog" || true
@@ -568,7 +598,7 @@ teardown_nvmet() {
 		splat="nvmet.sh down exited $rc: $(tail -n 1 "$err")"
 	fi
 	[ -n "$splat" ] || return 0
-	safe=$(safe_name "nvmet teardown")
+	to_safe safe "nvmet teardown"
 	cp "$err" "$results/$safe.log"
 	cp "$klog" "$results/$safe.dmesg"
 	verdict FAIL "nvmet teardown" "$splat"
@@ -775,7 +805,12 @@ else
 fi
 note "block devices: ${block_devs[*]}"
 
-if [ -w /sys/kernel/debug/kmemleak ]; then
+# Leaks show up only in a scan, for objects older than a few seconds; a
+# TEST_ONLY run scans only under TEST_STRICT (make check's second boot).
+scan_leaks=0
+if [ -w /sys/kernel/debug/kmemleak ] &&
+	{ [ -z "${TEST_ONLY:-}" ] || [ "$strict" = 1 ]; }; then
+	scan_leaks=1
 	echo clear >/sys/kernel/debug/kmemleak || true
 fi
 
@@ -844,10 +879,7 @@ if [ "$ntests" = 0 ]; then
 	fail_step "test binaries" "none in $bindir${TEST_ONLY:+ matching TEST_ONLY=$TEST_ONLY}"
 fi
 
-# Leaks show up only in a scan, for objects older than a few seconds; a
-# TEST_ONLY run scans only under TEST_STRICT (make check's second boot).
-if [ -w /sys/kernel/debug/kmemleak ] &&
-	{ [ -z "${TEST_ONLY:-}" ] || [ "$strict" = 1 ]; }; then
+if [ "$scan_leaks" = 1 ]; then
 	sleep 6
 	echo scan >/sys/kernel/debug/kmemleak || true
 	leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak || true)
