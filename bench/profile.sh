@@ -51,12 +51,16 @@ prof() {
 	import json, re, sys
 	res, report, name, args = sys.argv[1:]
 	d = json.load(open(res))
-	shares, samples = {}, 0
+	# shares from the sample counts: the percentages perf prints are
+	# rounded to 0.01, and over a few hundred symbols their sum strays
+	# from 100 by a percent either way
+	counts = {}
 	for l in open(report):
 	    m = re.match(r"\s*([\d.]+)%\s+(\d+)\s+\[[k.]\]\s+(\S+)", l)
 	    if m:
-	        shares[m.group(3)] = shares.get(m.group(3), 0) + float(m.group(1))
-	        samples += int(m.group(2))
+	        counts[m.group(3)] = counts.get(m.group(3), 0) + int(m.group(2))
+	samples = sum(counts.values())
+	shares = {k: 100.0 * v / samples for k, v in counts.items()}
 	print(json.dumps({"name": name, "args": args, "n": d["n"],
 	                  "iops": d["iops"], "cpu_ns_per_cmd": d["cpu_ns_per_cmd"],
 	                  "samples": samples, "share_pct": shares}))
