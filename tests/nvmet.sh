@@ -2,18 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # An NVMe-oF target (nvmet) inside the guest, reached by the fabrics hosts
-# of the same kernel: one subsystem with one file-backed namespace, a loop
-# port and a TCP port on 127.0.0.1, and a host controller connected through
-# each. nvmet reports a multi-controller subsystem, so with multipath the
+# of the same kernel: one subsystem with two namespaces, a loop port and a
+# TCP port on 127.0.0.1, and a host controller connected through each.
+# nvmet reports a multi-controller subsystem, so with multipath each
 # namespace's block node is a head node with two paths (loop and tcp).
+#   namespace 1: a file on tmpfs, for the nvme_bdev_* tests;
+#   namespace 2: a memory-backed null_blk that completes every I/O after
+#                SLOW_NS (50 ms), so that commands are surely in flight
+#                when a test removes a path or the namespace under them
+#                (nvmet over loop finishes a batch of 4 KiB reads from the
+#                page cache before the submitting syscall returns).
 #
-#   nvmet.sh up      set it all up; print the head node's name (nvme1n1)
+#   nvmet.sh up      set it all up; print namespace 1's head node (nvme1n1)
+#   nvmet.sh head N  print the head node of namespace N (1 or 2)
 #   nvmet.sh ctrl T  print the name of the host controller over T (loop|tcp)
 #   nvmet.sh drop T  delete the host controller over T
 #   nvmet.sh ana T S set the ANA state of T's port to S (optimized,
 #                    inaccessible, ...): inaccessible leaves no usable path
-#   nvmet.sh ns-off  disable the namespace on the target (hot removal)
-#   nvmet.sh file drop T | ana T S | ns-off
+#   nvmet.sh ns-off [N]
+#                    disable namespace N (1) on the target (hot removal)
+#   nvmet.sh file drop T | ana T S | ns-off [N]
 #                    print "FILE VALUE": what that action writes where, for
 #                    a test that opens FILE first and writes VALUE itself the
 #                    moment its commands are in flight (no fork in between)
@@ -26,6 +34,8 @@ NQN=uringcmd-fabrics
 CFG=/sys/kernel/config/nvmet
 SUB=$CFG/subsystems/$NQN
 BACKING=/tmp/uringcmd-nvmet.img
+SLOW=/sys/kernel/config/nullb/uringcmd_nvmet_slow
+SLOW_NS=50000000
 PORT_TCP=4420
 
 die() { echo "nvmet.sh: $*" >&2; exit 1; }
@@ -41,19 +51,40 @@ ctrl_over() { # transport -> controller name, or nothing
 	done
 }
 
-head_node() { # the subsystem's namespace block node, or nothing
+head_node() { # nsid -> the subsystem's head node of that namespace, or nothing
 	local s n
 	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
 		[ -e "$s/subsysnqn" ] || continue
 		[ "$(cat "$s/subsysnqn")" = "$NQN" ] || continue
 		for n in "$s"/nvme*n*; do
-			[ -e "$n" ] || continue
-			n=${n##*/}
-			case $n in *c*) continue ;; esac
-			echo "$n"
+			[ -e "$n/nsid" ] || continue
+			case ${n##*/} in *c*) continue ;; esac
+			[ "$(cat "$n/nsid")" = "$1" ] || continue
+			echo "${n##*/}"
 			return 0
 		done
 	done
+}
+
+# memory-backed null_blk, named after its configfs directory, 4 KiB blocks
+# like the file namespace, every I/O completed by a timer after SLOW_NS
+slow_up() {
+	local attr
+	[ -d "${SLOW%/*}" ] || die "no ${SLOW%/*}: null_blk or configfs missing"
+	mkdir "$SLOW"
+	for attr in size=128 blocksize=4096 memory_backed=1 irqmode=2 \
+		completion_nsec=$SLOW_NS power=1; do
+		echo "${attr#*=}" >"$SLOW/${attr%%=*}" ||
+			die "null_blk ${SLOW##*/}: $attr failed"
+	done
+	wait_for 10 test -b "/dev/${SLOW##*/}" || die "no /dev/${SLOW##*/}"
+}
+
+ns_up() { # nsid device-path [buffered]
+	mkdir "$SUB/namespaces/$1"
+	echo "$2" >"$SUB/namespaces/$1/device_path"
+	[ -z "${3:-}" ] || echo 1 >"$SUB/namespaces/$1/buffered_io"
+	echo 1 >"$SUB/namespaces/$1/enable"
 }
 
 wait_for() { # seconds command...
@@ -67,17 +98,17 @@ wait_for() { # seconds command...
 }
 
 up() {
+	local nsid
 	[ -d "$CFG" ] || die "no $CFG: nvmet or configfs missing"
 	[ -w /dev/nvme-fabrics ] || die "no /dev/nvme-fabrics: fabrics hosts missing"
 	ip link set lo up 2>/dev/null || true
 	truncate -s 128M "$BACKING"
 	mkdir "$SUB"
 	echo 1 >"$SUB/attr_allow_any_host"
-	mkdir "$SUB/namespaces/1"
-	echo "$BACKING" >"$SUB/namespaces/1/device_path"
 	# tmpfs has no O_DIRECT in 6.1
-	echo 1 >"$SUB/namespaces/1/buffered_io"
-	echo 1 >"$SUB/namespaces/1/enable"
+	ns_up 1 "$BACKING" buffered
+	slow_up
+	ns_up 2 "/dev/${SLOW##*/}"
 	mkdir "$CFG/ports/1"
 	echo loop >"$CFG/ports/1/addr_trtype"
 	ln -s "$SUB" "$CFG/ports/1/subsystems/$NQN"
@@ -93,9 +124,13 @@ up() {
 		die "connecting over loop failed"
 	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT_TCP,nqn=$NQN" \
 		>/dev/nvme-fabrics || die "connecting over tcp failed"
-	wait_for 30 test -n "$(head_node)" || die "no namespace block node appeared"
-	wait_for 30 test -b "/dev/$(head_node)" || die "/dev/$(head_node) did not appear"
-	head_node
+	for nsid in 1 2; do
+		wait_for 30 test -n "$(head_node $nsid)" ||
+			die "no block node of namespace $nsid appeared"
+		wait_for 30 test -b "/dev/$(head_node $nsid)" ||
+			die "/dev/$(head_node $nsid) did not appear"
+	done
+	head_node 1
 }
 
 port_of() { case $1 in loop) echo 1 ;; tcp) echo 2 ;; *) die "no transport $1" ;; esac; }
@@ -108,7 +143,9 @@ file_of() { # action args -> "FILE VALUE"
 		[ -n "$c" ] || die "no controller over $2"
 		echo "/sys/class/nvme/$c/delete_controller 1" ;;
 	ana) echo "$CFG/ports/$(port_of "${2:?transport}")/ana_groups/1/ana_state ${3:?state}" ;;
-	ns-off) echo "$SUB/namespaces/1/enable 0" ;;
+	ns-off)
+		[ -d "$SUB/namespaces/${2:-1}" ] || die "no namespace ${2:-1}"
+		echo "$SUB/namespaces/${2:-1}/enable 0" ;;
 	*) die "no action $1" ;;
 	esac
 }
@@ -131,20 +168,29 @@ down() {
 		rmdir "$CFG/ports/$p"
 	done
 	if [ -d "$SUB" ]; then
-		[ ! -d "$SUB/namespaces/1" ] || {
-			echo 0 >"$SUB/namespaces/1/enable"
-			rmdir "$SUB/namespaces/1"
-		}
+		for p in 1 2; do
+			[ -d "$SUB/namespaces/$p" ] || continue
+			echo 0 >"$SUB/namespaces/$p/enable"
+			rmdir "$SUB/namespaces/$p"
+		done
 		rmdir "$SUB"
+	fi
+	if [ -d "$SLOW" ]; then
+		echo 0 >"$SLOW/power"
+		rmdir "$SLOW"
 	fi
 	rm -f "$BACKING"
 }
 
 case ${1:-} in
 up) up ;;
+head)
+	h=$(head_node "${2:?nsid}")
+	[ -n "$h" ] || die "no head node of namespace $2"
+	echo "$h" ;;
 ctrl) ctrl_over "${2:?transport}" ;;
 drop | ana | ns-off) act "$@" ;;
 file) shift; file_of "$@" ;;
 down) down ;;
-*) echo "usage: $0 up|ctrl T|drop T|ana T S|ns-off|file ACTION...|down" >&2; exit 2 ;;
+*) echo "usage: $0 up|head N|ctrl T|drop T|ana T S|ns-off [N]|file ACTION...|down" >&2; exit 2 ;;
 esac

@@ -534,7 +534,7 @@ selected() {
 # guest, reached over loop and tcp, then fabrics_paths, which removes paths
 # and the namespace under load; the target is torn down after.
 run_fabrics() {
-	local head t err=$workdir/nvmet.err fuzz_args ctrls
+	local head slow t err=$workdir/nvmet.err fuzz_args ctrls
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
 	selected fabrics_paths || selected "nvme_bdev_*" ||
 		{ selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-0}" = 1 ]; } || return 0
@@ -563,15 +563,22 @@ run_fabrics() {
 			"$bindir/uring_fuzz" "${fuzz_args[@]}" "/dev/$head" "/dev/ng${head#nvme}" \
 			"${ctrls[@]}"
 	fi
+	# on the slow namespace (tests/nvmet.sh), where commands stay in
+	# flight long enough for the fault to meet them
 	if selected fabrics_paths; then
-		run_test "fabrics_paths[nvmet-$head]" \
-			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$head"
+		if ! slow=$("$here/nvmet.sh" head 2 2>"$err"); then
+			fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
+			teardown_nvmet
+			return 0
+		fi
+		run_test "fabrics_paths[nvmet-$slow]" \
+			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$slow"
 		# under lockdep with the one report it trips allowed: the run
 		# is last of the fabrics tests, since lockdep is off after it
 		known_report=known_ns_remove_report \
-		run_test "fabrics_paths[nvmet-$head,ns-remove]" \
+		run_test "fabrics_paths[nvmet-$slow,ns-remove]" \
 			env TEST_NVMET="$here/nvmet.sh" TEST_LOCKDEP_NS_REMOVE=1 \
-			"$bindir/fabrics_paths" "/dev/$head" ns-remove
+			"$bindir/fabrics_paths" "/dev/$slow" ns-remove
 	fi
 	teardown_nvmet
 }

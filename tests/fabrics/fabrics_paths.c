@@ -3,8 +3,10 @@
 /*
  * Usage: fabrics_paths HEADDEV [ns-remove]   with $TEST_NVMET naming tests/nvmet.sh
  *
- * Run by run.sh on the head node of the in-guest nvmet subsystem, reached
- * over loop and over tcp (tests/nvmet.sh up). It leaves one path (tcp).
+ * Run by run.sh on the head node of the in-guest nvmet subsystem's slow
+ * namespace (every I/O completes 50 ms after the target starts it, so the
+ * commands are in flight when the fault comes), reached over loop and over
+ * tcp (tests/nvmet.sh up; head 2). It leaves one path (tcp).
  *   - the block node is a multipath head with two paths;
  *   - 64 commands in flight (reads and identify) when the loop controller is
  *     deleted: all 64 complete, and later commands go through tcp;
@@ -165,9 +167,11 @@ static void expect(const char *what, int res, int want)
 static void ns_remove(void)
 {
 	unsigned long long end;
+	char off[32];
 
 	/* remove the namespace on the target with reads in flight */
-	in_flight(QD, false, "ns-off");
+	snprintf(off, sizeof(off), "ns-off %u", n.nsid);
+	in_flight(QD, false, off);
 	end = t_now_ms() + 3 * T_NVME_TIMEOUT_MS;
 	while (nr_paths() && t_now_ms() < end)
 		t_sleep_ms(50);
