@@ -545,10 +545,21 @@ run_fabrics() {
 		"$here/nvmet.sh" down 2>/dev/null || true
 		return 0
 	fi
-	note "nvmet subsystem over loop and tcp: head node /dev/$head"
+	# the slow namespace (tests/nvmet.sh) for the tests of faults with
+	# commands in flight: there they stay in flight long enough
+	if ! slow=$("$here/nvmet.sh" head 2 2>"$err"); then
+		fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
+		teardown_nvmet
+		return 0
+	fi
+	note "nvmet subsystem over loop and tcp: head nodes /dev/$head, /dev/$slow (slow)"
 	for t in nvme_bdev_admin nvme_bdev_io nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
 		if [ -x "$bindir/$t" ] && selected "$t"; then
-			run_test "${t}[nvmet-$head]" "$bindir/$t" "/dev/$head"
+			if [ "$t" = nvme_bdev_faults ]; then
+				run_test "${t}[nvmet-$slow]" "$bindir/$t" "/dev/$slow"
+			else
+				run_test "${t}[nvmet-$head]" "$bindir/$t" "/dev/$head"
+			fi
 		fi
 	done
 	# the fuzzer on the head, its ng and both controllers: no writes,
@@ -563,14 +574,7 @@ run_fabrics() {
 			"$bindir/uring_fuzz" "${fuzz_args[@]}" "/dev/$head" "/dev/ng${head#nvme}" \
 			"${ctrls[@]}"
 	fi
-	# on the slow namespace (tests/nvmet.sh), where commands stay in
-	# flight long enough for the fault to meet them
 	if selected fabrics_paths; then
-		if ! slow=$("$here/nvmet.sh" head 2 2>"$err"); then
-			fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
-			teardown_nvmet
-			return 0
-		fi
 		run_test "fabrics_paths[nvmet-$slow]" \
 			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$slow"
 		# under lockdep with the one report it trips allowed: the run
