@@ -6,12 +6,13 @@
 # TCP port on 127.0.0.1, and a host controller connected through each.
 # nvmet reports a multi-controller subsystem, so with multipath each
 # namespace's block node is a head node with two paths (loop and tcp).
-#   namespace 1: a file on tmpfs, for the nvme_bdev_* tests;
+#   namespace 1: a file on tmpfs, for the nvme_bdev_* tests but faults;
 #   namespace 2: a memory-backed null_blk that completes every I/O after
 #                SLOW_NS (50 ms), so that commands are surely in flight
 #                when a test removes a path or the namespace under them
 #                (nvmet over loop finishes a batch of 4 KiB reads from the
 #                page cache before the submitting syscall returns).
+#                It needs null_blk and configfs (kernel/guest.config).
 #
 #   nvmet.sh up      set it all up; print namespace 1's head node (nvme1n1)
 #   nvmet.sh head N  print the head node of namespace N (1 or 2)
@@ -66,6 +67,8 @@ head_node() { # nsid -> the subsystem's head node of that namespace, or nothing
 	done
 }
 
+has_head() { [ -n "$(head_node "$1")" ]; }
+
 # memory-backed null_blk, named after its configfs directory, 4 KiB blocks
 # like the file namespace, every I/O completed by a timer after SLOW_NS
 slow_up() {
@@ -98,7 +101,7 @@ wait_for() { # seconds command...
 }
 
 up() {
-	local nsid
+	local nsid h
 	[ -d "$CFG" ] || die "no $CFG: nvmet or configfs missing"
 	[ -w /dev/nvme-fabrics ] || die "no /dev/nvme-fabrics: fabrics hosts missing"
 	ip link set lo up 2>/dev/null || true
@@ -125,10 +128,10 @@ up() {
 	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT_TCP,nqn=$NQN" \
 		>/dev/nvme-fabrics || die "connecting over tcp failed"
 	for nsid in 1 2; do
-		wait_for 30 test -n "$(head_node $nsid)" ||
+		wait_for 30 has_head "$nsid" ||
 			die "no block node of namespace $nsid appeared"
-		wait_for 30 test -b "/dev/$(head_node $nsid)" ||
-			die "/dev/$(head_node $nsid) did not appear"
+		h=$(head_node "$nsid")
+		wait_for 30 test -b "/dev/$h" || die "/dev/$h did not appear"
 	done
 	head_node 1
 }

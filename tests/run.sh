@@ -15,9 +15,10 @@
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
 #   nvme_*, fio_*, bench_*  once: NVME_DEV NVME_CHAR NVME_CTRL;
-#             nvme_bdev_* once more on the head node of an nvmet
-#             subsystem (tests/nvmet.sh)
-#   fabrics_* once, on that head node, after the nvme_bdev_* there
+#             nvme_bdev_* once more on a head node of an nvmet
+#             subsystem (tests/nvmet.sh): the file namespace's, but
+#             nvme_bdev_faults on the slow namespace's
+#   fabrics_* once, on the slow namespace's head, after the nvme_bdev_*
 #   uring_fuzz  once, over NVME_DEV NVME_CHAR NVME_CTRL NULLB_DEV, the
 #             loop devices and the formatted namespaces (TEST_NVME_NS_COUNT)
 #             (TEST_FUZZ_COUNT commands, TEST_FUZZ_SEED), with failslab
@@ -530,9 +531,9 @@ selected() {
 
 # ---- NVMe over fabrics ---------------------------------------------------
 
-# The nvme_bdev_* tests again on the head node of an nvmet subsystem in this
-# guest, reached over loop and tcp, then fabrics_paths, which removes paths
-# and the namespace under load; the target is torn down after.
+# The nvme_bdev_* tests again on the head nodes of an nvmet subsystem in
+# this guest, reached over loop and tcp, then fabrics_paths, which removes
+# paths and the slow namespace under load; the target is torn down after.
 run_fabrics() {
 	local head slow t err=$workdir/nvmet.err fuzz_args ctrls
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
@@ -562,8 +563,8 @@ run_fabrics() {
 			fi
 		fi
 	done
-	# the fuzzer on the head, its ng and both controllers: no writes,
-	# fabrics_paths reads the namespace after; fabrics commands are slow.
+	# the fuzzer on the file namespace's head, its ng and both
+	# controllers: no writes; fabrics commands are slow.
 	# Only when asked: on 6.1 it exhausts the guest's memory (an open
 	# finding, tests/fuzz/README.md), which would end the boot.
 	if [ -x "$bindir/uring_fuzz" ] && selected uring_fuzz &&

@@ -18,7 +18,7 @@ hotplug="SKIP nvme_hotplug_del: this QEMU cannot unplug an NVMe namespace ({\"er
 fault_inject='SKIP nvme_fault_inject: no /sys/kernel/debug/nvme0n1/fault_inject/status: needs CONFIG_FAULT_INJECTION_DEBUG_FS (make check DEBUG=1)'
 # no longer expected: fabrics_paths' ns-remove runs under lockdep now
 ns_remove_why='lockdep kernel: closing a head whose namespace is gone trips a 6.1 lockdep report (nvme_mpath_remove_disk flushing partition_scan_work under open_mutex)'
-ns_remove="SKIP fabrics_paths[nvmet-nvme1n1,ns-remove]: $ns_remove_why"
+ns_remove="SKIP fabrics_paths[nvmet-nvme1n2,ns-remove]: $ns_remove_why"
 
 # step KIND NAME STATUS LINE...: a step that printed LINEs and exited STATUS
 step() {
@@ -58,13 +58,13 @@ judge clean-plain plain 0 '3 passed, 0 failed, 2 skipped'
 
 gates_pass
 step guest guest 0 '# kernel: debug' 'PASS block_query_batch[nullb0]' "$hotplug" \
-	'PASS fabrics_paths[nvmet-nvme1n1,ns-remove]' 'guest: 2 passed, 0 failed, 1 skipped'
+	'PASS fabrics_paths[nvmet-nvme1n2,ns-remove]' 'guest: 2 passed, 0 failed, 1 skipped'
 judge clean-debug plain 0 '4 passed, 0 failed, 1 skipped'
 
 gates_pass
 step guest guest 0 '# kernel: debug' 'PASS block_query_batch[nullb0]' "$hotplug" "$ns_remove" \
 	'guest: 1 passed, 0 failed, 2 skipped'
-judge ns-remove-skip-now-unexpected plain 1 "FAIL fabrics_paths[nvmet-nvme1n1,ns-remove]: unexpected skip: $ns_remove_why"
+judge ns-remove-skip-now-unexpected plain 1 "FAIL fabrics_paths[nvmet-nvme1n2,ns-remove]: unexpected skip: $ns_remove_why"
 
 step gate checkpatch 0 'PASS checkpatch[patches/0001-x.patch]'
 step gate bisect 1 'kernel/bisect.sh: make prepare failed (see build/bisect/prepare.log)'
