@@ -14,8 +14,8 @@
 #                page cache before the submitting syscall returns).
 #                It needs null_blk and configfs (kernel/guest.config).
 #
-#   nvmet.sh up      set it all up; print namespace 1's head node (nvme1n1)
-#   nvmet.sh head N  print the head node of namespace N (1 or 2)
+#   nvmet.sh up      set it all up; print the head nodes of namespaces 1
+#                    and 2 on one line (nvme1n1 nvme1n2)
 #   nvmet.sh ctrl T  print the name of the host controller over T (loop|tcp)
 #   nvmet.sh drop T  delete the host controller over T
 #   nvmet.sh ana T S set the ANA state of T's port to S (optimized,
@@ -101,7 +101,7 @@ wait_for() { # seconds command...
 }
 
 up() {
-	local nsid h
+	local nsid h heads=()
 	[ -d "$CFG" ] || die "no $CFG: nvmet or configfs missing"
 	[ -w /dev/nvme-fabrics ] || die "no /dev/nvme-fabrics: fabrics hosts missing"
 	ip link set lo up 2>/dev/null || true
@@ -132,8 +132,9 @@ up() {
 			die "no block node of namespace $nsid appeared"
 		h=$(head_node "$nsid")
 		wait_for 30 test -b "/dev/$h" || die "/dev/$h did not appear"
+		heads+=("$h")
 	done
-	head_node 1
+	echo "${heads[*]}"
 }
 
 port_of() { case $1 in loop) echo 1 ;; tcp) echo 2 ;; *) die "no transport $1" ;; esac; }
@@ -187,13 +188,9 @@ down() {
 
 case ${1:-} in
 up) up ;;
-head)
-	h=$(head_node "${2:?nsid}")
-	[ -n "$h" ] || die "no head node of namespace $2"
-	echo "$h" ;;
 ctrl) ctrl_over "${2:?transport}" ;;
 drop | ana | ns-off) act "$@" ;;
 file) shift; file_of "$@" ;;
 down) down ;;
-*) echo "usage: $0 up|head N|ctrl T|drop T|ana T S|ns-off [N]|file ACTION...|down" >&2; exit 2 ;;
+*) echo "usage: $0 up|ctrl T|drop T|ana T S|ns-off [N]|file ACTION...|down" >&2; exit 2 ;;
 esac

@@ -535,32 +535,27 @@ selected() {
 # this guest, reached over loop and tcp, then fabrics_paths, which removes
 # paths and the slow namespace under load; the target is torn down after.
 run_fabrics() {
-	local head slow t err=$workdir/nvmet.err fuzz_args ctrls
+	local heads head slow t dev err=$workdir/nvmet.err fuzz_args ctrls
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
 	selected fabrics_paths || selected "nvme_bdev_*" ||
 		{ selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-0}" = 1 ]; } || return 0
 	[ -x "$bindir/fabrics_paths" ] || return 0
 	ntests=$((ntests + 1))
-	if ! head=$("$here/nvmet.sh" up 2>"$err"); then
+	if ! heads=$("$here/nvmet.sh" up 2>"$err"); then
 		fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
 		"$here/nvmet.sh" down 2>/dev/null || true
 		return 0
 	fi
-	# the slow namespace (tests/nvmet.sh) for the tests of faults with
-	# commands in flight: there they stay in flight long enough
-	if ! slow=$("$here/nvmet.sh" head 2 2>"$err"); then
-		fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
-		teardown_nvmet
-		return 0
-	fi
+	# the file namespace's head, and the slow namespace's (tests/nvmet.sh)
+	# for the tests of faults with commands in flight: there they stay in
+	# flight long enough
+	read -r head slow <<<"$heads"
 	note "nvmet subsystem over loop and tcp: head nodes /dev/$head, /dev/$slow (slow)"
 	for t in nvme_bdev_admin nvme_bdev_io nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
+		dev=$head
+		[ "$t" != nvme_bdev_faults ] || dev=$slow
 		if [ -x "$bindir/$t" ] && selected "$t"; then
-			if [ "$t" = nvme_bdev_faults ]; then
-				run_test "${t}[nvmet-$slow]" "$bindir/$t" "/dev/$slow"
-			else
-				run_test "${t}[nvmet-$head]" "$bindir/$t" "/dev/$head"
-			fi
+			run_test "${t}[nvmet-$dev]" "$bindir/$t" "/dev/$dev"
 		fi
 	done
 	# the fuzzer on the file namespace's head, its ng and both

@@ -6,7 +6,7 @@
  * Run by run.sh on the head node of the in-guest nvmet subsystem's slow
  * namespace (every I/O completes 50 ms after the target starts it, so the
  * commands are in flight when the fault comes), reached over loop and over
- * tcp (tests/nvmet.sh up; head 2). It leaves one path (tcp).
+ * tcp (tests/nvmet.sh up, its second head). It leaves one path (tcp).
  *   - the block node is a multipath head with two paths;
  *   - 64 commands in flight (reads and identify) when the loop controller is
  *     deleted: all 64 complete, and later commands go through tcp;
