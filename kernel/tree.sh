@@ -83,12 +83,16 @@ cover_description() { # cover-letter.patch
 }
 
 apply() { # branch dir
-	local p
+	local patches=() next
 	g checkout -q -B "$1"
-	for p in $(series_files "$2"); do
-		g am -q --3way --keep-cr "$p" ||
-			{ g am --abort 2>/dev/null; die "$p does not apply"; }
-	done
+	mapfile -t patches < <(series_files "$2")
+	# one git am for the series: it reads the tree's index once, not once
+	# a patch; on a failure its rebase-apply/next is the patch it stopped at
+	if ! g am -q --3way --keep-cr "${patches[@]}"; then
+		next=$(cat "$tree/.git/rebase-apply/next" 2>/dev/null || echo 1)
+		g am --abort 2>/dev/null || true
+		die "${patches[$((next - 1))]} does not apply"
+	fi
 	g config "branch.$1.description" "$(cover_description "$2/0000-cover-letter.patch")"
 }
 
