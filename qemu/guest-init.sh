@@ -1,7 +1,8 @@
 #!/bin/bash
 # PID 1 of a run-nvme.sh guest: mount what the guest needs writable or
 # virtual, run /run/results/cmd.sh with its output on ttyS1, store its exit
-# status in /run/results/rc and power off.
+# status in /run/results/rc and power off (a kernel without ACPI, such as
+# kernel/run.config's: reset, which QEMU's -no-reboot turns into its exit).
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH HOME=/root TERM=dumb LANG=C.UTF-8
@@ -30,5 +31,9 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 bash /run/results/cmd.sh </dev/null >/dev/ttyS1 2>&1
 echo $? >/run/results/rc
 sync
-echo o >/proc/sysrq-trigger
+if [ -d /sys/firmware/acpi ]; then
+	echo o >/proc/sysrq-trigger
+else
+	echo b >/proc/sysrq-trigger
+fi
 sleep 10

@@ -16,9 +16,9 @@ in the guest and is the working directory. Without COMMAND (and on a
 terminal): an interactive root shell there; exit or Ctrl-D powers the guest
 off, and the shell's last status is this script's (Ctrl-A x kills QEMU).
 
-The kernel's config must have the =y options of kernel/guest.config (but
-those of its last part, how the guest kernel is built): checked in the
-.config of the kernel's build folder (PATH/../../../.config, or a .config
+The kernel's config must have the =y options of kernel/guest.config, or
+of the fragment --needs names (but those of its last part, how the guest
+kernel is built): checked in the .config of the kernel's build folder (PATH/../../../.config, or a .config
 beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting, else
 in /proc/config.gz in the guest.
 
@@ -52,6 +52,9 @@ in /proc/config.gz in the guest.
                         are nvme0-ns1, nvme0-ns2, ...
       --timeout SECS    kill a guest still running after SECS (default 900;
                         a shell: none)
+      --needs FRAGMENT  the config fragment whose options the kernel must have
+                        (default kernel/guest.config, what the tests need;
+                        make run: kernel/run.config, what the demo needs)
       --any-config      boot even if the kernel's config lacks options
       --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
       --mem MB          guest memory (default 2048)
@@ -69,7 +72,7 @@ USAGE
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
-any_config=0
+any_config=0 needs=$top/kernel/guest.config
 accel=tcg mem=2048 cpus=2 results='' append=
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
@@ -88,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--qmp) qmp=$2; shift ;;
 	--qmp-agent) qmp_agent=1 ;;
 	--timeout) timeout=$2; shift ;;
+	--needs) needs=$2; shift ;;
 	--any-config) any_config=1 ;;
 	--kvm) accel=kvm ;;
 	--mem) mem=$2; shift ;;
@@ -114,6 +118,7 @@ check_setup() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		die "qemu-system-x86_64 not found (run 'make deps')"
 	[ -r "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
+	[ -f "$needs" ] || die "--needs $needs: no such config fragment"
 	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
 		die "$kernel is not an x86 bzImage"
 	if [ "$accel" = kvm ] && [ ! -w /dev/kvm ]; then
@@ -143,13 +148,13 @@ check_setup() {
 	done
 }
 
-# The options kernel/guest.config sets to y above its "How this guest
+# The options the --needs fragment sets to y above its "How this guest
 # kernel is built" line, one a line, but those that kernel/debug.config
 # turns off again: the transports that are only built (RDMA, FC), which no
 # test boots.
 wanted_options() {
 	sed -n '/^# ---- How this guest kernel is built/q
-		s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$top/kernel/guest.config" |
+		s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$needs" |
 		grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' \
 			"$top/kernel/debug.config")
 }
@@ -173,7 +178,7 @@ check_config() {
 		grep -qx "$opt=y" "$config" || printf ' %s' "$opt"
 	done)
 	[ -z "$missing" ] ||
-		die "$kernel lacks what kernel/guest.config needs (in $config):$missing (--any-config boots it anyway)"
+		die "$kernel lacks what ${needs#"$top/"} needs (in $config):$missing (--any-config boots it anyway)"
 }
 
 # The same check in the guest when the host found no .config, if the kernel
@@ -182,14 +187,14 @@ check_config() {
 guest_config_check() {
 	[ "$any_config" = 0 ] || return 0
 	! kernel_config >/dev/null || return 0
-	printf 'uc_kernel=%q uc_wanted=%q\n' "$kernel" "$(wanted_options | tr '\n' ' ')"
+	printf 'uc_kernel=%q uc_needs=%q uc_wanted=%q\n' "$kernel" "${needs#"$top/"}" "$(wanted_options | tr '\n' ' ')"
 	cat <<-'EOF'
 	if [ -r /proc/config.gz ]; then
 		config=$(zcat /proc/config.gz) missing=
 		for opt in $uc_wanted; do
 			grep -qx "$opt=y" <<<"$config" || missing="$missing $opt"
 		done
-		[ -z "$missing" ] || { echo "run-nvme.sh: $uc_kernel lacks what kernel/guest.config needs (in /proc/config.gz):$missing (--any-config boots it anyway)"; exit 125; }
+		[ -z "$missing" ] || { echo "run-nvme.sh: $uc_kernel lacks what $uc_needs needs (in /proc/config.gz):$missing (--any-config boots it anyway)"; exit 125; }
 	fi
 	EOF
 }

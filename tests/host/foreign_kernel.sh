@@ -1,7 +1,8 @@
 #!/bin/bash
 # KERNEL=path/to/bzImage (make run, check, test, shell, fuzz) boots that
 # kernel without building one, and qemu/run-nvme.sh names in one line the
-# options of kernel/guest.config its .config lacks, before booting. No
+# options of kernel/guest.config (make run: kernel/run.config) its .config
+# lacks, before booting. Which kernel make run builds without KERNEL=. No
 # guest: a made-up bzImage (the boot-sector magic `file` knows) and configs.
 # Prints "PASS foreign_kernel[host]" or "FAIL foreign_kernel[host]: reason".
 set -eu
@@ -68,6 +69,19 @@ boot -k "$bz" --any-config --ns bogus=1
 grep -q "'bogus' is not a namespace format property" "$work/err" ||
 	fail "--any-config still checked the config: $(cat "$work/err")"
 
+# --needs kernel/run.config (make run): only what the demo needs is asked,
+# so a kernel without the test suite's options (no nvme-tcp, no ACPI)
+# passes, one without the 9p root does not.
+config_without "$obj/.config" CONFIG_NVME_TCP CONFIG_ACPI
+boot -k "$bz" --needs kernel/run.config --ns bogus=1
+grep -q "'bogus' is not a namespace format property" "$work/err" ||
+	fail "--needs kernel/run.config refused what the demo does not need: $(cat "$work/err")"
+config_without "$obj/.config" CONFIG_9P_FS
+boot -k "$bz" --needs kernel/run.config
+expect_missing "--needs kernel/run.config, .config without CONFIG_9P_FS" CONFIG_9P_FS
+grep -q 'lacks what kernel/run.config needs' "$work/err" ||
+	fail "--needs kernel/run.config: the message does not name it: $(cat "$work/err")"
+
 # /boot's layout: config-VERSION beside vmlinuz-VERSION.
 fake_bzimage "$work/boot/vmlinuz-6.1.0-test"
 config_without "$work/boot/config-6.1.0-test" CONFIG_IO_URING
@@ -89,8 +103,25 @@ for t in run check test shell fuzz; do
 	esac
 done
 grep -qx 'headers: tree' <<<"$db" || fail "KERNEL= given: $(grep '^headers:' <<<"$db")"
+grep -qx "RUN_BZIMAGE := $bz" <<<"$db" || fail "KERNEL=$bz: make run boots $(grep '^RUN_BZIMAGE :=' <<<"$db")"
+# Without KERNEL=: make run builds kernel/run.config's kernel while the
+# plain kernel is not built (KOBJ without a bzImage), then boots the plain
+# one; DEBUG=1 the debug one.
 db=$(rules)
-grep -qx 'headers: kernel' <<<"$db" || fail "no KERNEL=: $(grep '^headers:' <<<"$db")"
-grep -q '^run: .*\bkernel\b' <<<"$db" || fail "no KERNEL=: $(grep '^run:' <<<"$db")"
+grep -qx 'headers: tree' <<<"$db" || fail "no KERNEL=: $(grep '^headers:' <<<"$db")"
+grep -q '^run: .*\brun-kernel\b' <<<"$db" || fail "no KERNEL=: $(grep '^run:' <<<"$db")"
+run_kernel() { # make args...: "RUN_KOBJ RUN_KCONFIGS" as make sees them
+	db=$(rules "$@")
+	printf '%s %s\n' "$(sed -n 's/^RUN_KOBJ := //p' <<<"$db")" "$(sed -n 's/^RUN_KCONFIGS := //p' <<<"$db")"
+}
+mkdir -p "$work/none"
+got=$(run_kernel KOBJ="$work/none")
+[ "$got" = "$top/build/linux/obj-run kernel/run.config" ] ||
+	fail "no plain kernel built: make run would build '$got'"
+got=$(run_kernel KOBJ="$obj")
+[ "$got" = "$obj kernel/guest.config" ] || fail "plain kernel built: make run would build '$got'"
+got=$(run_kernel DEBUG=1 KOBJ="$work/none")
+[ "$got" = "$work/none kernel/guest.config kernel/debug.config" ] ||
+	fail "DEBUG=1: make run would build '$got'"
 
 echo "PASS $name"
