@@ -37,26 +37,28 @@ gate() {
 	printf '==> gate %s: done in %s s\n' "$name" "$(( $(date +%s) - t0 ))" >&2
 }
 
-# Host side: the tally's and run.sh's own self-tests; checkpatch over both
-# series; with --gates (the plain run of make check: they do not depend on
-# the guest config) every commit of both series compiled on its own, and
-# W=1 + sparse on the files they touch, base against tip; then the fio
-# engine on this kernel.
-gate check_accounting "$top/tests/host/check_accounting.sh"
-gate run_harness "$top/tests/host/run_harness.sh"
-gate checkpatch "$top/tests/checkpatch.sh"
+# Host side, with --gates (the plain run of make check; none of these
+# depends on the guest kernel): the tally's and run.sh's own self-tests;
+# checkpatch over both series; every commit of both series compiled on its
+# own, and W=1 + sparse on the files they touch, base against tip; the fio
+# engine on this kernel. The newcomer's commands: the pin check with a
+# stubbed apt, make help, make install of the library and a program built
+# against it, KERNEL= with a foreign kernel's config, make run as a first
+# one meets it (kernel/run.config's kernel, one boot). In both runs: make
+# shell through a pty, on this run's kernel.
 if [ "$gates" = 1 ]; then
+	gate check_accounting "$top/tests/host/check_accounting.sh"
+	gate run_harness "$top/tests/host/run_harness.sh"
+	gate checkpatch "$top/tests/checkpatch.sh"
 	gate bisect "$top/kernel/bisect.sh"
 	gate warnings "$top/kernel/warnings.sh"
+	gate fio-host "$top/tests/fio-host.sh"
+	gate pin_check "$top/tests/host/pin_check.sh"
+	gate make_help "$top/tests/host/make_help.sh"
+	gate lib_install "$top/tests/host/lib_install.sh"
+	gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
+	gate make_run "$top/tests/host/make_run.sh"
 fi
-gate fio-host "$top/tests/fio-host.sh"
-# The newcomer's commands: the pin check with a stubbed apt, make help,
-# make install of the library and a program built against it, KERNEL=
-# with a foreign kernel's config, make shell through a pty.
-gate pin_check "$top/tests/host/pin_check.sh"
-gate make_help "$top/tests/host/make_help.sh"
-gate lib_install "$top/tests/host/lib_install.sh"
-gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
 gate make_shell "$top/tests/host/make_shell.sh" --kernel "$kernel" --results "$results/make_shell"
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
