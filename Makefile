@@ -68,6 +68,17 @@ DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox linux-perf \
 	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
+# make run alone installs only what it needs (a shorter first apt-get): the
+# kernel build, its headers (rsync), QEMU, the demo's liburing and libnvme
+# and what the guest's init runs; any other goal, everything.
+RUN_PACKAGES := build-essential bc bison flex libelf-dev libssl-dev ccache xz-utils file git \
+	rsync qemu-system-x86 liburing-dev libnvme-dev iproute2 util-linux procps
+ifeq ($(MAKECMDGOALS),run)
+DEPS_PACKAGES := $(RUN_PACKAGES) $(filter linux-source-%,$(PINNED_PKGS))
+else
+DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
+endif
+
 .PHONY: help deps repin tree kernel run-kernel given-kernel headers tests fio bench-progs bench fuzz \
 	demo run test shell check checkpatch bisect warnings export-patches install uninstall \
 	clean distclean
@@ -108,15 +119,17 @@ help:
 # version), so this stays cheap to depend on. A pinned version apt no longer
 # offers stops here, naming the command that moves the pin.
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES) $(PINNED_PKGS); do \
+	@missing=$$(for p in $(DEPS_PACKAGES); do \
 		dpkg-query -W -f '$${Status} $${Version}\n' $${p%%=*} 2>/dev/null | \
 		if [ "$${p#*=}" != "$$p" ]; then grep -qxF "install ok installed $${p#*=}"; \
 		else grep -q '^install ok installed '; fi || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		t0=$$(date +%s); \
 		echo "==> deps: installing with apt-get (a few minutes on a fresh machine): $$missing"; \
-		{ dpkg --print-foreign-architectures | grep -qx i386 || \
-			dpkg --add-architecture i386; } && \
+		case "$$missing" in *:i386*) \
+			dpkg --print-foreign-architectures | grep -qx i386 || \
+				dpkg --add-architecture i386 ;; \
+		esac && \
 		apt-get update -qq && \
 		kernel/repin.sh check $$missing && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
