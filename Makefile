@@ -117,7 +117,12 @@ help:
 
 # apt-get only when something is missing (or a pinned package is at another
 # version), so this stays cheap to depend on. A pinned version apt no longer
-# offers stops here, naming the command that moves the pin.
+# offers stops here, naming the command that moves the pin. A package list
+# apt-get update cannot fetch (a mirror mid-sync) stops nothing by itself:
+# the install fails if it needed that list. The first update runs before
+# the i386 architecture is added: apt drops every new list of a repository
+# when one of them fails, so a broken i386 list (bookworm-security's, seen
+# 2026-12-06) must not cost the amd64 ones (linux-source-6.1) too.
 deps:
 	@missing=$$(for p in $(DEPS_PACKAGES); do \
 		dpkg-query -W -f '$${Status} $${Version}\n' $${p%%=*} 2>/dev/null | \
@@ -125,13 +130,16 @@ deps:
 		else grep -q '^install ok installed '; fi || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		t0=$$(date +%s); \
-		echo "==> deps: installing with apt-get (a few minutes on a fresh machine): $$missing"; \
+		echo "==> deps: installing with apt-get (a minute or two on a fresh machine):" $$missing; \
+		update() { apt-get update -qq || { stale=1; \
+			echo "==> deps: apt-get update could not fetch every package list (above); going on with the lists apt has"; }; }; \
+		stale=; update && \
 		case "$$missing" in *:i386*) \
 			dpkg --print-foreign-architectures | grep -qx i386 || \
-				dpkg --add-architecture i386 ;; \
+				{ dpkg --add-architecture i386 && update; } ;; \
 		esac && \
-		apt-get update -qq && \
-		kernel/repin.sh check $$missing && \
+		{ kernel/repin.sh check $$missing || \
+			{ [ -z "$$stale" ] || echo "==> deps: (apt-get update failed above: if the mirror was mid-sync, try again before moving a pin)"; false; }; } && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
 			--no-install-recommends $$missing >/dev/null && \
 		echo "==> deps: installed in $$(( $$(date +%s) - t0 )) s"; \
