@@ -163,8 +163,11 @@ given-kernel:
 # uapi headers of the patched tree, for the user-space programs: they need
 # the tree but no kernel config or build (an object folder of their own).
 headers: tree
-	@$(MAKE) -s -C $(BUILD)/linux O=$(BUILD)/headers-obj headers_install \
-		INSTALL_HDR_PATH=$(HEADERS) >/dev/null
+	@t0=$$(date +%s); first=; [ -d $(HEADERS)/include ] || first=1; \
+	[ -z "$$first" ] || echo "==> headers: the patched tree's uapi headers into $(patsubst $(TOP)/%,%,$(HEADERS)) (half a minute)"; \
+	$(MAKE) -s -C $(BUILD)/linux O=$(BUILD)/headers-obj -j$$(nproc) headers_install \
+		INSTALL_HDR_PATH=$(HEADERS) >/dev/null && \
+	{ [ -z "$$first" ] || echo "==> headers: done in $$(( $$(date +%s) - t0 )) s"; }
 
 tests: headers
 	@$(MAKE) -s -C tests O=$(BUILD)/tests HDRS=$(HEADERS)/include
