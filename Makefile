@@ -22,10 +22,12 @@ TEST_TIMEOUT  ?= 120
 FUZZ_COUNT    ?= 20000
 endif
 # make run boots the plain kernel once it is built (make check, make
-# kernel); until then, a smaller one with only what the demo needs
-# (kernel/run.config), which a first build makes in about two thirds of
-# the time. DEBUG=1: the debug kernel.
-ifeq ($(filter 1,$(DEBUG))$(wildcard $(KOBJ)/arch/x86/boot/bzImage),)
+# kernel), or when another goal of the same make builds it; until then, a
+# smaller one with only what the demo needs (kernel/run.config), which a
+# first build makes in about two thirds of the time. DEBUG=1: the debug
+# kernel.
+SUITE_GOALS := kernel check test shell fuzz checkpatch bisect warnings
+ifeq ($(filter 1,$(DEBUG))$(wildcard $(KOBJ)/arch/x86/boot/bzImage)$(filter $(SUITE_GOALS),$(MAKECMDGOALS)),)
 RUN_KOBJ     := $(BUILD)/linux/obj-run
 RUN_KCONFIGS := kernel/run.config
 else
@@ -130,19 +132,19 @@ deps:
 		else grep -q '^install ok installed '; fi || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		t0=$$(date +%s); \
-		echo "==> deps: installing with apt-get (a minute or two on a fresh machine):" $$missing; \
+		echo "==> deps: installing with apt-get (a minute or two on a fresh machine):" $$missing >&2; \
 		update() { apt-get update -qq || { stale=1; \
-			echo "==> deps: apt-get update could not fetch every package list (above); going on with the lists apt has"; }; }; \
+			echo "==> deps: apt-get update could not fetch every package list (above); going on with the lists apt has" >&2; }; }; \
 		stale=; update && \
 		case "$$missing" in *:i386*) \
 			dpkg --print-foreign-architectures | grep -qx i386 || \
 				{ dpkg --add-architecture i386 && update; } ;; \
 		esac && \
 		{ kernel/repin.sh check $$missing || \
-			{ [ -z "$$stale" ] || echo "==> deps: (apt-get update failed above: if the mirror was mid-sync, try again before moving a pin)"; false; }; } && \
+			{ [ -z "$$stale" ] || echo "==> deps: (apt-get update failed above: if the mirror was mid-sync, try again before moving a pin)" >&2; false; }; } && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
 			--no-install-recommends $$missing >/dev/null && \
-		echo "==> deps: installed in $$(( $$(date +%s) - t0 )) s"; \
+		echo "==> deps: installed in $$(( $$(date +%s) - t0 )) s" >&2; \
 	fi
 
 repin:
@@ -164,10 +166,10 @@ given-kernel:
 # the tree but no kernel config or build (an object folder of their own).
 headers: tree
 	@t0=$$(date +%s); first=; [ -d $(HEADERS)/include ] || first=1; \
-	[ -z "$$first" ] || echo "==> headers: the patched tree's uapi headers into $(patsubst $(TOP)/%,%,$(HEADERS)) (half a minute)"; \
-	$(MAKE) -s -C $(BUILD)/linux O=$(BUILD)/headers-obj -j$$(nproc) headers_install \
-		INSTALL_HDR_PATH=$(HEADERS) >/dev/null && \
-	{ [ -z "$$first" ] || echo "==> headers: done in $$(( $$(date +%s) - t0 )) s"; }
+	[ -z "$$first" ] || echo "==> headers: the patched tree's uapi headers into $(patsubst $(TOP)/%,%,$(HEADERS)) (under a minute)" >&2; \
+	$(MAKE) -s -C $(BUILD)/linux O=$(BUILD)/headers-obj $(if $(filter -j%,$(MAKEFLAGS)),,-j$$(nproc)) \
+		headers_install INSTALL_HDR_PATH=$(HEADERS) >/dev/null && \
+	{ [ -z "$$first" ] || echo "==> headers: done in $$(( $$(date +%s) - t0 )) s" >&2; }
 
 tests: headers
 	@$(MAKE) -s -C tests O=$(BUILD)/tests HDRS=$(HEADERS)/include
@@ -214,7 +216,7 @@ fuzz: tests $(BOOT_DEP)
 FUZZ_SEED ?= 1803108662404538
 check: tests fio bench-progs $(BOOT_DEP)
 	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
-		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates)
+		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates) $(if $(KERNEL),--given-kernel)
 
 # Some tests in one boot of make check's first guest, without the gates:
 # T is TEST_ONLY of tests/run.sh, shell patterns matched against the test

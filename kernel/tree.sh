@@ -86,11 +86,15 @@ apply() { # branch dir
 	local patches=() next
 	g checkout -q -B "$1"
 	mapfile -t patches < <(series_files "$2")
+	[ "${#patches[@]}" -gt 0 ] || die "$2/series lists no patch"
 	# one git am for the series: it reads the tree's index once, not once
 	# a patch; on a failure its rebase-apply/next is the patch it stopped at
 	if ! g am -q --3way --keep-cr "${patches[@]}"; then
-		next=$(cat "$tree/.git/rebase-apply/next" 2>/dev/null || echo 1)
+		next=$(cat "$tree/.git/rebase-apply/next" 2>/dev/null || echo 0)
 		g am --abort 2>/dev/null || true
+		if [ "$next" -lt 1 ] || [ "$next" -gt "${#patches[@]}" ]; then
+			die "git am failed on $2/series"
+		fi
 		die "${patches[$((next - 1))]} does not apply"
 	fi
 	g config "branch.$1.description" "$(cover_description "$2/0000-cover-letter.patch")"

@@ -38,7 +38,8 @@ warnings() {
 		targets+=("${f%.c}.o")
 	done
 	[ "${#targets[@]}" -gt 0 ] || return 0
-	make -j1 -k -C "$wt" O="$wt/obj" W=1 C=2 KCFLAGS=-Wno-error \
+	# HOSTCC as build.sh has it, or the host programs rebuild each time
+	make -j1 -k -C "$wt" O="$wt/obj" HOSTCC="ccache gcc" W=1 C=2 KCFLAGS=-Wno-error \
 		"${targets[@]}" 2>&1 |
 		awk -v files="$*" '
 		BEGIN { n = split(files, w, " "); for (i = 1; i <= n; i++) want[w[i]] = 1 }

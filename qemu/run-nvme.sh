@@ -52,9 +52,10 @@ in /proc/config.gz in the guest.
                         are nvme0-ns1, nvme0-ns2, ...
       --timeout SECS    kill a guest still running after SECS (default 900;
                         a shell: none)
-      --needs FRAGMENT  the config fragment whose options the kernel must have
-                        (default kernel/guest.config, what the tests need;
-                        make run: kernel/run.config, what the demo needs)
+      --needs FRAGMENT  the config fragment (a path) whose options the
+                        kernel must have (default kernel/guest.config, what
+                        the tests need; make run: kernel/run.config, what
+                        the demo needs)
       --any-config      boot even if the kernel's config lacks options
       --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
       --mem MB          guest memory (default 2048)

@@ -123,5 +123,18 @@ got=$(run_kernel KOBJ="$obj")
 got=$(run_kernel DEBUG=1 KOBJ="$work/none")
 [ "$got" = "$work/none kernel/guest.config kernel/debug.config" ] ||
 	fail "DEBUG=1: make run would build '$got'"
+# a goal beside run that builds the plain kernel: make run boots that one
+got=$(run_kernel check run KOBJ="$work/none")
+[ "$got" = "$work/none kernel/guest.config" ] || fail "make check run: make run would build '$got'"
+# make check KERNEL= builds no kernel: it tells check.sh, which leaves out
+# the make_run gate
+cmd=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEBUG make -s -n -C "$top" check KERNEL="$bz" \
+	-o tests -o fio -o bench-progs -o given-kernel 2>/dev/null | tr -d '\\\n')
+grep -q -- '--given-kernel' <<<"$cmd" || fail "make check KERNEL=: check.sh is not told ($cmd)"
+
+# What the demo needs is a part of what the tests need: make run boots the
+# plain kernel once it is built.
+extra=$(grep -E '^CONFIG_[A-Za-z0-9_]+=y$' "$top/kernel/run.config" | grep -vxF -f "$top/kernel/guest.config" || true)
+[ -z "$extra" ] || fail "kernel/run.config has options kernel/guest.config lacks: $(tr '\n' ' ' <<<"$extra")"
 
 echo "PASS $name"
