@@ -36,7 +36,7 @@ rows=$(awk '$1 ~ /^BLK/ { n++
 		if ($2 != res || $3 != $4 || ($5 != "-" && $5 != $4)) bad = bad " [" $0 "]" }
 	END { print n + 0; print bad }' "$out")
 [ "$(sed -n 1p <<<"$rows")" -ge 17 ] || fail "$(sed -n 1p <<<"$rows") block queries shown, not 17"
-[ -z "$(sed -n 2p <<<"$rows")" ] || fail "uring_cmd, ioctl and sysfs disagree:$(sed -n 2p <<<"$rows")"
+[ -z "$(sed -n 2p <<<"$rows")" ] || fail "cqe->res, uring_cmd, ioctl and sysfs disagree:$(sed -n 2p <<<"$rows")"
 [ "$(grep -c 'same bytes as NVME_IOCTL_ADMIN_CMD (status 0): yes$' "$out")" = 3 ] ||
 	fail "the admin commands differ from the ioctl: $(grep 'same bytes' "$out" | tr '\n' ' ')"
 grep -q 'sysrq: Resetting' "$console" || fail "the guest did not end by a reset ($console)"
