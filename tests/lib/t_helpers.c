@@ -897,3 +897,21 @@ void t_sleep_ms(unsigned int ms)
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
+
+int t_wait_pid(pid_t pid, unsigned int ms)
+{
+	unsigned long long end = t_now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			t_die("waitpid %d: %m", (int)pid);
+		if (t_now_ms() >= end)
+			return -1;
+		t_sleep_ms(20);
+	}
+}

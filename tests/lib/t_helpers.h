@@ -231,5 +231,10 @@ long t_memcmp_off(const void *a, const void *b, size_t len);
 unsigned long long t_now_ms(void);
 /* Sleep @ms milliseconds. */
 void t_sleep_ms(unsigned int ms);
+/*
+ * Wait for child @pid to end within @ms: its wait status, or -1 if it is
+ * still there (not reaped; the caller kills it or reports it).
+ */
+int t_wait_pid(pid_t pid, unsigned int ms);
 
 #endif /* T_HELPERS_H */

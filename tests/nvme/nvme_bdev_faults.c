@@ -30,24 +30,6 @@ static struct t_nvme n;
 static unsigned char id_want[4096];
 static char ctrl_name[64];
 
-/* Wait for @pid to exit within @ms; its status, or -1 on timeout. */
-static int wait_child(pid_t pid, unsigned int ms)
-{
-	unsigned long long end = t_now_ms() + ms;
-	int status;
-
-	while (t_now_ms() < end) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return status;
-		if (r < 0)
-			t_die("waitpid: %m");
-		t_sleep_ms(20);
-	}
-	return -1;
-}
-
 static void wait_live(void)
 {
 	char path[PATH_MAX], state[32] = "";
@@ -156,7 +138,7 @@ static void test_exit(bool kill_me)
 	close(pfd[0]);
 	if (kill_me)
 		kill(pid, SIGKILL);
-	status = wait_child(pid, 2 * T_NVME_TIMEOUT_MS);
+	status = t_wait_pid(pid, 2 * T_NVME_TIMEOUT_MS);
 	if (status == -1) {
 		t_error("%s: the child did not exit within %u ms (ring exit hangs on commands in flight?)",
 			what, 2 * T_NVME_TIMEOUT_MS);
@@ -197,7 +179,7 @@ static void test_fork(void)
 		}
 		_exit(io_uring_submit(&ring) == 16 ? 0 : 2);
 	}
-	status = wait_child(pid, 2 * T_NVME_TIMEOUT_MS);
+	status = t_wait_pid(pid, 2 * T_NVME_TIMEOUT_MS);
 	if (status == -1) {
 		t_error("fork: the child did not exit");
 		kill(pid, SIGKILL);
