@@ -29,6 +29,9 @@
  *   - links: write -> discard -> read -> NOP in order, the read seeing the
  *     discarded bytes; a failed discard cancels what is linked to it;
  *   - 16 discards in one submission, each completing once, nothing else;
+ *   - on a configfs null_blk, bio errors (its badblocks): -EIO in cqe->res
+ *     for one bad block and for a many-bio range whose last block is bad,
+ *     inline and IOSQE_ASYNC, as BLKDISCARD gets;
  *   - an IORING_SETUP_SQE128 ring.
  */
 #include <errno.h>
@@ -66,20 +69,6 @@ static char dmb_path[PATH_MAX + 32];
 static __u64 dmb_saved, dmb_gran;
 static bool dmb_changed;
 
-static int write_u64(const char *path, __u64 v)
-{
-	FILE *f = fopen(path, "w");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%llu\n", (unsigned long long)v) < 0)
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	return ret;
-}
-
 /*
  * The kernel takes only multiples of the discard granularity up to
  * UINT_MAX and clamps them to the hardware limit, which is what the saved
@@ -98,7 +87,7 @@ static bool restore_dmb(void)
 	up = (dmb_saved + dmb_gran - 1) / dmb_gran * dmb_gran;
 	below = dmb_saved / dmb_gran * dmb_gran;
 	want = up <= UINT_MAX ? dmb_saved : below;
-	write_u64(dmb_path, up <= UINT_MAX ? up : below);
+	t_write_u64(dmb_path, up <= UINT_MAX ? up : below);
 	if (t_read_u64(dmb_path, &now) || now != want) {
 		fprintf(stderr, "could not restore %s to %llu (it is %llu)\n",
 			dmb_path, (unsigned long long)want,
@@ -154,13 +143,16 @@ static void prep_discard(struct io_uring_sqe *sqe, int fd, __u64 off,
 static int discard(struct io_uring *ring, int fd, __u64 off, __u64 len,
 		   __u8 sqe_flags, enum tweak t)
 {
+	/* one user_data each: a late duplicate cannot pass for the next */
+	static __u64 seq;
+	__u64 want = 0xd15c000000000000ULL | ++seq;
 	struct io_uring_sqe *sqe = t_get_sqe(ring);
 	struct t_cqe c;
 	int ret;
 
 	prep_discard(sqe, fd, off, len, t);
 	sqe->flags = sqe_flags;
-	sqe->user_data = 0xd15c;
+	sqe->user_data = want;
 	ret = t_submit_wait_one(ring, &c, T_TIMEOUT_MS);
 	if (ret) {
 		t_error("discard %llu+%llu: no completion: %s",
@@ -168,9 +160,9 @@ static int discard(struct io_uring *ring, int fd, __u64 off, __u64 len,
 			t_res_str(ret));
 		return -EIO;
 	}
-	if (c.user_data != 0xd15c)
-		t_error("discard: completion of user_data %llu, not 0xd15c",
-			(unsigned long long)c.user_data);
+	if (c.user_data != want)
+		t_error("discard: completion of user_data %#llx, not %#llx",
+			(unsigned long long)c.user_data, (unsigned long long)want);
 	if (!t_cq_empty(ring))
 		t_error("discard: a second completion");
 	return c.res;
@@ -315,6 +307,8 @@ static void test_iopoll(void)
 	}
 	expect("IOPOLL ring", discard(&ring, fd_dio, slot(1), lbs, 0, T_NONE),
 	       -EOPNOTSUPP);
+	/* reaped through io_do_iopoll(): posted once, nothing after it */
+	t_cq_quiet(&ring, "IOPOLL ring");
 	io_uring_queue_exit(&ring);
 }
 
@@ -395,7 +389,7 @@ static unsigned int many_bios_setup(void)
 		     bdev.diskdir) >= (int)sizeof(dmb_path))
 		return 0;
 	dmb_changed = true;
-	ret = write_u64(dmb_path, small);
+	ret = t_write_u64(dmb_path, small);
 	if (ret) {
 		t_info("# could not set %s to %llu: %s", dmb_path,
 		       (unsigned long long)small, t_errname(-ret));
@@ -428,6 +422,69 @@ static bool test_many_bios(struct io_uring *ring)
 	check_discarded("many-bio range IOSQE_ASYNC", slot(6), BIG);
 	/* the rewrite tests use the small limit too; restored at the end */
 	return true;
+}
+
+/* Mark sectors [@first, @last] bad (@bad) or good on a configfs null_blk. */
+static bool set_badblocks(const char *path, __u64 first, __u64 last, bool bad)
+{
+	char v[64];
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int len = snprintf(v, sizeof(v), "%c%llu-%llu", bad ? '+' : '-',
+			   (unsigned long long)first, (unsigned long long)last);
+	bool ok = fd >= 0 && write(fd, v, len) == len;
+
+	if (!ok)
+		t_error("%s \"%s\": %s", path, v, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A bio that fails reaches cqe->res. On a null_blk made through configfs,
+ * sectors marked in its badblocks attribute fail every command touching
+ * them with BLK_STS_IOERR, discards included: one bad block (one bio) and
+ * a many-bio range whose last block alone is bad (the error comes from the
+ * chain's last bio) give -EIO inline and with IOSQE_ASYNC, as BLKDISCARD
+ * does. Elsewhere nothing can fail a discard bio, and the test says so.
+ */
+static void test_bio_error(struct io_uring *ring, bool many)
+{
+	char path[PATH_MAX];
+	struct { const char *what; __u64 off, len; } c[2] = {
+		{ "bad block", slot(17), lbs },
+		{ "many-bio range, last block bad", slot(18), BIG },
+	};
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/config/nullb/%s/badblocks",
+		 bdev.name);
+	if (access(path, W_OK)) {
+		t_info("# %s has no null_blk badblocks: no bio error injected here",
+		       bdev.name);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		__u64 bad = (c[i].off + c[i].len - lbs) / 512;
+		char what[96];
+
+		if (i == 1 && !many)
+			continue;
+		if (!set_badblocks(path, bad, bad + lbs / 512 - 1, true))
+			return;
+		expect(c[i].what, discard(ring, fd_dio, c[i].off, c[i].len, 0, T_NONE),
+		       -EIO);
+		snprintf(what, sizeof(what), "%s, IOSQE_ASYNC", c[i].what);
+		expect(what, discard(ring, fd_dio, c[i].off, c[i].len, IOSQE_ASYNC,
+				     T_NONE), -EIO);
+		snprintf(what, sizeof(what), "%s, BLKDISCARD", c[i].what);
+		expect(what, ioctl_discard(c[i].off, c[i].len), -EIO);
+		if (!set_badblocks(path, bad, bad + lbs / 512 - 1, false))
+			return;
+		expect("the same range once the block is good again",
+		       discard(ring, fd_dio, c[i].off, c[i].len, 0, T_NONE), 0);
+	}
+	t_info("# bio errors (null_blk badblocks) reach cqe->res: -EIO");
 }
 
 /*
@@ -734,6 +791,7 @@ int main(int argc, char **argv)
 	test_rewrite(&ring, many);
 	test_links(&ring);
 	test_batch(&ring);
+	test_bio_error(&ring, many);
 	test_sqe128();
 	if (!restore_dmb())
 		t_error("queue/discard_max_bytes not restored");

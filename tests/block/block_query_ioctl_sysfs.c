@@ -6,7 +6,8 @@
  * For each supported query: the uring_cmd answer without addr (narrow
  * queries), with addr (all queries; *addr poisoned first) and the ioctl
  * of the same code must agree, and where sysfs exposes the value it must
- * agree too.
+ * agree too. BLKSECTGET, BLKRAGET and BLKFRAGET again off their defaults,
+ * at values the test sets through sysfs (they share code with the ioctl).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +181,94 @@ out:
 	close(fd);
 }
 
+/*
+ * BLKSECTGET and BLKRAGET share their code with the ioctl (blkdev_query*()),
+ * so the comparisons above cannot see that code answer the wrong field
+ * when both fields hold the same default. Move each answer off its
+ * default, to a value the test chose, and ask again: queue/max_sectors_kb
+ * lowered below queue/max_hw_sectors_kb (BLKSECTGET must follow it, not
+ * the hardware limit), and queue/read_ahead_kb set to 72 KiB (BLKRAGET and
+ * BLKFRAGET must answer 144 sectors). Both restored.
+ */
+static void one_off_default(struct io_uring *ring, const struct t_bdev *b,
+			    const char *attr, __u64 kib, __u32 cmd,
+			    const char *name, __u64 want)
+{
+	char path[PATH_MAX + 64];
+	__u64 saved, got = ~0ULL, slot = POISON;
+	int ret, res = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", b->diskdir, attr);
+	if (t_read_u64(path, &saved)) {
+		t_error("%s: cannot read %s", name, path);
+		return;
+	}
+	ret = t_write_u64(path, kib);
+	if (ret) {
+		t_error("%s: cannot set %s to %llu: %s", name, path,
+			(unsigned long long)kib, t_errname(ret));
+		return;
+	}
+	if (cmd == BLKSECTGET) {
+		unsigned short v;
+
+		if (!ioctl(b->fd, cmd, &v))
+			got = v;
+		/* narrow: the answer in cqe->res */
+		ret = t_block_query(ring, b->fd, cmd, 0, 0, 0, &res);
+		if (!ret && res >= 0)
+			slot = res;
+	} else {
+		long v;
+
+		if (!ioctl(b->fd, cmd, &v))
+			got = v;
+		/* 64-bit wide: the answer at addr, 0 in cqe->res */
+		ret = t_block_query(ring, b->fd, cmd, 0, (__u64)(uintptr_t)&slot,
+				    0, &res);
+		if (!ret && res)
+			slot = POISON;
+	}
+	if (ret)
+		t_error("%s with %s = %llu: no completion", name, attr,
+			(unsigned long long)kib);
+	else if (got != want || slot != want)
+		t_error("%s with %s = %llu: ioctl %lld, uring_cmd %lld (res %s), want %llu",
+			name, attr, (unsigned long long)kib, (long long)got,
+			(long long)slot, t_res_str(res), (unsigned long long)want);
+	else
+		t_info("%-16s %llu with %s = %llu (ioctl, uring_cmd, as set)",
+		       name, (unsigned long long)want, attr,
+		       (unsigned long long)kib);
+	ret = t_write_u64(path, saved);
+	if (ret)
+		t_error("%s: cannot restore %s to %llu: %s", name, path,
+			(unsigned long long)saved, t_errname(ret));
+}
+
+static void check_off_defaults(struct io_uring *ring, const struct t_bdev *b)
+{
+	char path[PATH_MAX + 64];
+	__u64 hw = 0, lbs = 512, kib;
+
+	snprintf(path, sizeof(path), "%s/queue/max_hw_sectors_kb", b->diskdir);
+	t_read_u64(path, &hw);
+	snprintf(path, sizeof(path), "%s/queue/logical_block_size", b->diskdir);
+	t_read_u64(path, &lbs);
+	/* below the hardware limit, at least a page and a logical block */
+	kib = hw / 2 > 8 ? hw / 2 : 8;
+	if (kib * 1024 < lbs)
+		kib = lbs / 1024;
+	if (hw > kib)
+		one_off_default(ring, b, "queue/max_sectors_kb", kib, BLKSECTGET,
+				"BLKSECTGET", kib * 2 > 65535 ? 65535 : kib * 2);
+	else
+		t_info("# BLKSECTGET off its default not tried: max_hw_sectors_kb %llu",
+		       (unsigned long long)hw);
+	one_off_default(ring, b, "queue/read_ahead_kb", 72, BLKRAGET, "BLKRAGET", 144);
+	one_off_default(ring, b, "queue/read_ahead_kb", 72, BLKFRAGET, "BLKFRAGET", 144);
+}
+
 int main(int argc, char **argv)
 {
 	static struct t_bdev b;
@@ -254,6 +343,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	check_off_defaults(&ring, &b);
 	if (!t_cq_empty(&ring))
 		t_error("unexpected extra completion in the CQ ring");
 	io_uring_queue_exit(&ring);

@@ -554,6 +554,20 @@ int t_read_u64(const char *path, __u64 *val)
 	return 0;
 }
 
+int t_write_u64(const char *path, __u64 val)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%llu\n", (unsigned long long)val) < 0)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 static const char *attr_dir(const struct t_bdev *b, const char *attr)
 {
 	if (!strncmp(attr, "queue/", 6) || !strcmp(attr, "diskseq"))

@@ -203,6 +203,8 @@ int t_bdev_attr_str(const struct t_bdev *b, const char *attr, char *buf,
 int t_read_file(const char *path, char *buf, size_t len);
 /* Read a file holding one unsigned decimal number. 0 or -errno. */
 int t_read_u64(const char *path, __u64 *val);
+/* Write one unsigned decimal number to a file (a sysfs attribute). 0/-errno. */
+int t_write_u64(const char *path, __u64 val);
 
 /*
  * Create a loop device over a file of @size bytes on a tmpfs with

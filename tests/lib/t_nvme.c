@@ -202,18 +202,27 @@ int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
 	       const struct nvme_uring_cmd *c, __u8 sqe_flags,
 	       struct t_cqe *out)
 {
+	/* a user_data of its own for each command: a late duplicate of an
+	 * earlier completion cannot pass for this one's */
+	static __u64 seq;
+	__u64 want = 0x5157000000000000ULL | ++seq;
 	struct io_uring_sqe *sqe = t_get_sqe(ring);
 	int ret;
 
-	t_nvme_prep(ring, sqe, fd, cmd_op, c, 0x5157);
+	t_nvme_prep(ring, sqe, fd, cmd_op, c, want);
 	sqe->flags = sqe_flags;
 	ret = t_submit_wait_one(ring, out, T_NVME_TIMEOUT_MS);
-	if (ret)
+	if (ret) {
 		t_error("opcode %#x (cmd_op %#x): no completion: %s", c->opcode,
 			cmd_op, t_res_str(ret));
-	else if (out->user_data != 0x5157)
-		t_error("opcode %#x: completion with user_data %#llx",
-			c->opcode, (unsigned long long)out->user_data);
+	} else if (out->user_data != want) {
+		t_error("opcode %#x: completion with user_data %#llx, not %#llx",
+			c->opcode, (unsigned long long)out->user_data,
+			(unsigned long long)want);
+	} else if (!t_cq_empty(ring)) {
+		t_error("opcode %#x: a second completion after user_data %#llx's",
+			c->opcode, (unsigned long long)want);
+	}
 	return ret;
 }
 

@@ -66,7 +66,9 @@ void t_nvme_prep(struct io_uring *ring, struct io_uring_sqe *sqe, int fd,
 /*
  * Submit one passthrough command with @sqe_flags and wait for it (within
  * 3 * T_TIMEOUT_MS). 0 with the completion in *@out, or -errno if there
- * was no completion (reported with t_error()).
+ * was no completion (reported with t_error()). Each command gets a
+ * user_data of its own; a completion of another, or a second one in the
+ * CQ right after it, is a t_error(): call it with nothing else in flight.
  */
 int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
 	       const struct nvme_uring_cmd *c, __u8 sqe_flags,

@@ -13,11 +13,16 @@
  * TCP with the peer's window full, the uring_cmd SIOCOUTQ of the sender
  * plus SIOCINQ of the receiver is every byte sent (nothing is read and
  * loopback loses nothing); corked UDP/raw data counts at least its 500
- * bytes in SIOCOUTQ.
+ * bytes in SIOCOUTQ. And TCP bytes sent but not acknowledged, which
+ * loopback otherwise acknowledges at once: 700 bytes queued in TCP_REPAIR
+ * mode count as sent (snd_nxt moves, nothing reaches the peer), so
+ * SIOCOUTQ must be 700 while the peer's SIOCINQ stays 0; an answer that
+ * left out the unacknowledged bytes would be 0.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -207,6 +212,42 @@ static void tcp_conserved(const char *name, int cfd, int sfd, long sent)
 		name, outq, inq, (long)outq + inq, sent);
 }
 
+/* 700 bytes "sent" in TCP_REPAIR mode: unacknowledged, never delivered */
+static void tcp_unacked(const char *name, int family)
+{
+	int lfd, cfd, sfd, on = 1, q = TCP_SEND_QUEUE;
+	char buf[700], what[64];
+	struct addr a;
+
+	lfd = bound_socket(family, SOCK_STREAM, 0, &a);
+	if (lfd < 0 || listen(lfd, 1))
+		t_die("%s: listener: %m", name);
+	cfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cfd < 0 || connect(cfd, (struct sockaddr *)&a.ss, a.len))
+		t_die("%s: connect: %m", name);
+	sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (sfd < 0)
+		t_die("%s: accept: %m", name);
+	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)) ||
+	    setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q))) {
+		t_error("%s: TCP_REPAIR (needs CAP_NET_ADMIN): %m", name);
+		goto out;
+	}
+	t_fill_pattern(buf, sizeof(buf), 2);
+	if (send(cfd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf)) {
+		t_error("%s: send in repair mode: %m", name);
+		goto out;
+	}
+	snprintf(what, sizeof(what), "%s 700 bytes unacknowledged", name);
+	expect(what, cfd, SOCKET_URING_OP_SIOCOUTQ, eq, 700, "==");
+	snprintf(what, sizeof(what), "%s 700 bytes never delivered", name);
+	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
+out:
+	close(sfd);
+	close(cfd);
+	close(lfd);
+}
+
 static int test_tcp(const char *name, int family)
 {
 	char buf[4096], what[64];
@@ -270,6 +311,7 @@ static int test_tcp(const char *name, int family)
 	expect(what, cfd, SOCKET_URING_OP_SIOCOUTQ, gt, 0, ">");
 	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, gt, 1000, ">");
 	tcp_conserved(name, cfd, sfd, 1000 + total);
+	tcp_unacked(name, family);
 
 	close(sfd);
 	close(cfd);

@@ -357,6 +357,8 @@ int main(int argc, char **argv)
 	test_identify();
 	test_logs();
 	test_features();
+	/* every completion was matched: nothing may be left over */
+	t_cq_quiet(&ring, "the test's ring at exit");
 	io_uring_queue_exit(&ring);
 	t_nvme_close(&n);
 	return t_result();

@@ -186,5 +186,8 @@ int main(int argc, char **argv)
 	}
 	if (!done)
 		t_skip("%s has no namespace with metadata (run-nvme.sh --ns ms=16)", ctrl);
+	/* every completion was matched: nothing may be left over */
+	t_cq_quiet(&plain, "plain ring at exit");
+	t_cq_quiet(&polled, "IOPOLL ring at exit");
 	return t_result();
 }

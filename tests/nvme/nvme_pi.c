@@ -261,5 +261,7 @@ int main(int argc, char **argv)
 	if (!done)
 		t_skip("%s has no namespace with protection information (run-nvme.sh --ns ms=8,pi=1)",
 		       ctrl);
+	/* every completion was matched: nothing may be left over */
+	t_cq_quiet(&ring, "the test's ring at exit");
 	return t_result();
 }

@@ -226,5 +226,8 @@ int main(int argc, char **argv)
 	}
 	for (p = 0; p < T_NR_PATHS; p++)
 		zone_append(p, 1 + T_NR_PATHS + p);
+	/* every completion was matched: nothing may be left over */
+	t_cq_quiet(&ring, "NVMe ring at exit");
+	t_cq_quiet(&qring, "query ring at exit");
 	return t_result();
 }
