@@ -1116,15 +1116,18 @@ static void gen_nvme(struct slot *s, const struct target *t,
 
 	/*
 	 * metadata: mostly none, unless the namespace has some. There 6.1
-	 * kmalloc()s metadata_len bytes for the copy, and a length past the
-	 * page allocator's largest order WARNs in __alloc_pages() (through
-	 * the ioctl as well; drivers-nvme/README.md): keep it below 1 MiB.
+	 * kmalloc()s metadata_len bytes for the copy: a length past what the
+	 * page allocator gives (4 MiB) must fail with -ENOMEM and no WARN
+	 * (drivers-nvme's "don't WARN on a passthrough metadata buffer too
+	 * large to allocate"), so some are past it.
 	 */
 	s->md_k = P_NULL;
 	if (t->ms && !t->ext) {
 		if (pct(60)) {
 			s->md_k = pct(90) ? P_VALID : pick_ptrk();
-			c->metadata_len = pct(80) ? t->ms * blocks : below(1 << 20);
+			c->metadata_len = pct(80) ? t->ms * blocks :
+					  pct(75) ? below(1 << 20) :
+					  (4U << 20) + below(60U << 20);
 			c->metadata = make_ptr(s->md_k, c->metadata_len);
 		}
 	} else if (pct(12)) {
@@ -1309,22 +1312,6 @@ static void nvme_sanitize(struct slot *s, const struct target *t)
 		   !t->scratch) {
 		*op = NVME_IO_SAFE;
 		s->rewritten = true;
-	}
-	/*
-	 * The payload's random bit flips reach metadata_len too: past 4 MiB
-	 * 6.1's kmalloc() of the metadata copy WARNs in __alloc_pages() (an
-	 * open finding, drivers-nvme/README.md), whatever the target.
-	 */
-	if (is_nvme_op(s->cmd_op) && s->cmdlen >= sizeof(struct nvme_uring_cmd)) {
-		struct nvme_uring_cmd c;
-
-		memcpy(&c, s->cmd, sizeof(c));
-		if (c.metadata_len > 1U << 20) {
-			/* no draw from the generator: a seed's run stays the same */
-			c.metadata_len &= (1U << 20) - 1;
-			memcpy(s->cmd, &c, sizeof(c));
-			s->rewritten = true;
-		}
 	}
 	if (is_nvme_op(s->cmd_op) && (t->nvme_ns || t->nvme_ctrl) &&
 	    s->cmdlen >= sizeof(struct nvme_uring_cmd))
@@ -1705,8 +1692,7 @@ static bool errno_allowed(const struct target *t, const struct slot *s,
 			return err == ENOTTY || err == EOVERFLOW;
 		/*
 		 * A multipath head without a usable path; and the kernel's
-		 * copy of a metadata buffer (up to 1 MiB here) that it
-		 * could not allocate.
+		 * copy of a metadata buffer that it could not allocate.
 		 */
 		return t->nvme_ns && is_nvme_op(s->cmd_op) &&
 		       (err == EBUSY || err == ENODEV || err == ENOMEM);

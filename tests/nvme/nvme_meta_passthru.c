@@ -13,7 +13,12 @@
  *     value of its own;
  *   - a pattern written through uring_cmd on the block node reads back the
  *     same through the ioctl, and one written on ngXnY through the block
- *     node.
+ *     node;
+ *   - with separate metadata, bad metadata answers as the ioctl does on
+ *     the block node and ng: an unmapped metadata pointer -EFAULT (read
+ *     and write), a metadata_len of 8 MiB -ENOMEM without a kernel WARN.
+ * With nvme.poll_queues set the namespace must poll (queue/io_poll 1):
+ * the polled paths are never left out silently.
  * Separate metadata (FLBAS bit 4 clear) travels in the metadata buffer
  * (metadata, metadata_len of struct nvme_uring_cmd); extended LBAs carry
  * it inside the data buffer, lbs + ms bytes a block, whose block node the
@@ -51,6 +56,7 @@ static const struct way ways[] = {
 
 static struct io_uring plain, polled;
 static bool have_poll;
+static __u64 poll_queues;	/* nvme.poll_queues: PCIe namespaces poll */
 
 /* The command for @f's blocks from SLBA, with its buffers. */
 static void rw_cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
@@ -118,6 +124,54 @@ static void check_via(const struct way *w, unsigned int poison,
 	free(m);
 }
 
+/*
+ * Bad metadata on a namespace with separate metadata: each path answers
+ * what the ioctl answers, the same code behind them. A metadata pointer
+ * into nothing: -EFAULT, for a write (copied in before the command) and a
+ * read (copied out after it). A metadata_len past what the kernel will
+ * allocate for its copy (8 MiB): -ENOMEM, and no WARN from the page
+ * allocator, which run.sh's kernel log check would see (the drivers-nvme
+ * patch "nvme: don't WARN on a passthrough metadata buffer too large to
+ * allocate").
+ */
+static void bad_metadata(const struct t_nvme_fmt *f, int bfd, int cfd,
+			 void *data, void *meta)
+{
+	static const struct { const char *what; __u8 op; __u64 ptr; __u32 len; } cases[] = {
+		{ "read, metadata pointer unmapped", nvme_cmd_read, 0x1000, 0 },
+		{ "write, metadata pointer unmapped", nvme_cmd_write, 0x1000, 0 },
+		{ "read, metadata_len 8 MiB", nvme_cmd_read, 0, 8 << 20 },
+	};
+	const unsigned int paths[] = { 0, 3 };	/* block node, ng */
+	unsigned int i, p;
+
+	if (f->ext)
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nvme_uring_cmd c;
+		int want, got;
+
+		rw_cmd(&c, f, cases[i].op, data, meta);
+		if (cases[i].ptr)
+			c.metadata = cases[i].ptr;
+		if (cases[i].len)
+			c.metadata_len = cases[i].len;
+		want = issue(&ways[5], bfd, cfd, &c);
+		if (want != (cases[i].len ? -ENOMEM : -EFAULT))
+			t_error("%s: %s: the ioctl answers %s", f->name,
+				cases[i].what, t_nvme_res_str(want));
+		for (p = 0; p < 2; p++) {
+			got = issue(&ways[paths[p]], bfd, cfd, &c);
+			if (got != want)
+				t_error("%s: %s through %s: %s, the ioctl %s",
+					f->name, cases[i].what, ways[paths[p]].name,
+					t_nvme_res_str(got), t_nvme_res_str(want));
+		}
+		t_info("%s: %s: %s on every path", f->name, cases[i].what,
+		       t_nvme_res_str(want));
+	}
+}
+
 static void one_namespace(const struct t_nvme_fmt *f)
 {
 	size_t dlen = (size_t)NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
@@ -160,8 +214,13 @@ static void one_namespace(const struct t_nvme_fmt *f)
 	write_via(&ways[3], f, bfd, cfd, data, meta);
 	check_via(&ways[0], 0x88, f, bfd, cfd, data, meta,
 		  "written through ng");
-	if (!have_poll)
-		t_info("%s: no poll queues, the polled paths were not run", f->name);
+	bad_metadata(f, bfd, cfd, data, meta);
+	if (!have_poll && poll_queues)
+		t_error("%s: nvme.poll_queues=%llu, yet queue/io_poll is 0: the polled paths cannot run",
+			f->name, (unsigned long long)poll_queues);
+	else if (!have_poll)
+		t_info("%s: no poll queues (nvme.poll_queues=0): the polled paths were not run",
+		       f->name);
 
 	close(bfd);
 	close(cfd);
@@ -176,6 +235,7 @@ int main(int argc, char **argv)
 	unsigned int nr, i, done = 0;
 
 	nr = t_nvme_formats(ctrl, fmts, 32);
+	t_read_u64("/sys/module/nvme/parameters/poll_queues", &poll_queues);
 	if (t_nvme_ring(&plain, 8, 0) || t_nvme_ring(&polled, 8, IORING_SETUP_IOPOLL))
 		t_die("rings: %m");
 	for (i = 0; i < nr; i++) {
