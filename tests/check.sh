@@ -112,6 +112,14 @@ guest guest-subsys subsys-head -n 1 --subsys --ns shared=on,size=64 --append nvm
 	TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto \
 	TEST_FUZZ_TARGETS=nvme TEST_FUZZ_SCRATCH_NSID=2 TEST_FUZZ_COUNT=$(( ${TEST_FUZZ_COUNT:-20000} / 20 )) TEST_FUZZ_PER_RING=200
 
+# The block-node NVMe tests once more without multipath
+# (nvme_core.multipath=N, as hosts that use dm-multipath run): the nvmet
+# namespaces then have a block node per controller, served by the loop and
+# tcp hosts' own blk_mq_ops->uring_cmd (drivers-nvme's fabrics patch),
+# which the heads of the first boot never reach.
+guest guest-nompath nompath -n 1 --append "nvme.poll_queues=1 nvme_core.multipath=N" -- \
+	TEST_ONLY='nvme_bdev_admin nvme_bdev_io' TEST_BLOCK_DEVS=nvme TEST_REQUIRE_NVME=1
+
 # The verdict: every PASS/FAIL/SKIP line, plus a FAIL for a step that
 # ended badly without saying so and for each unexpected skip.
 "$top/tests/tally.sh" "$steps" | tee -a "$log"

@@ -6,6 +6,8 @@
 # TCP port on 127.0.0.1, and a host controller connected through each.
 # nvmet reports a multi-controller subsystem, so with multipath each
 # namespace's block node is a head node with two paths (loop and tcp).
+# With nvme_core.multipath=N there are no heads: each controller has a
+# block node of its own for each namespace, on its transport's tag set.
 #   namespace 1: a file on tmpfs, for the nvme_bdev_* tests but faults;
 #   namespace 2: a memory-backed null_blk that completes every I/O after
 #                SLOW_NS (50 ms), so that commands are surely in flight
@@ -15,7 +17,9 @@
 #                It needs null_blk and configfs (kernel/guest.config).
 #
 #   nvmet.sh up      set it all up; print the head nodes of namespaces 1
-#                    and 2 on one line (nvme1n1 nvme1n2)
+#                    and 2 on one line (nvme1n1 nvme1n2); with
+#                    nvme_core.multipath=N the loop controller's nodes of
+#                    namespaces 1 and 2, then the tcp controller's of 1
 #   nvmet.sh ctrl T  print the name of the host controller over T (loop|tcp)
 #   nvmet.sh drop T  delete the host controller over T
 #   nvmet.sh ana T S set the ANA state of T's port to S (optimized,
@@ -68,6 +72,22 @@ head_node() { # nsid -> the subsystem's head node of that namespace, or nothing
 }
 
 has_head() { [ -n "$(head_node "$1")" ]; }
+
+ns_node() { # transport nsid -> that controller's block node of the namespace
+	local c n
+	c=$(ctrl_over "$1")
+	[ -n "$c" ] || return 0
+	for n in /sys/class/nvme/"$c"/"$c"n*; do
+		if [ -e "$n/nsid" ] && [ "$(cat "$n/nsid")" = "$2" ]; then
+			echo "${n##*/}"
+			return 0
+		fi
+	done
+}
+
+has_ns_node() { [ -n "$(ns_node "$1" "$2")" ]; }
+
+multipath() { [ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null || echo Y)" = Y ]; }
 
 # memory-backed null_blk, named after its configfs directory, 4 KiB blocks
 # like the file namespace, every I/O completed by a timer after SLOW_NS
@@ -127,6 +147,19 @@ up() {
 		die "connecting over loop failed"
 	echo "transport=tcp,traddr=127.0.0.1,trsvcid=$PORT_TCP,nqn=$NQN" \
 		>/dev/nvme-fabrics || die "connecting over tcp failed"
+	if ! multipath; then
+		for nsid in "loop 1" "loop 2" "tcp 1"; do
+			# shellcheck disable=SC2086 # transport and nsid
+			wait_for 30 has_ns_node $nsid ||
+				die "no block node of namespace ${nsid#* } over ${nsid% *} appeared"
+			# shellcheck disable=SC2086
+			h=$(ns_node $nsid)
+			wait_for 30 test -b "/dev/$h" || die "/dev/$h did not appear"
+			heads+=("$h")
+		done
+		echo "${heads[*]}"
+		return 0
+	fi
 	for nsid in 1 2; do
 		wait_for 30 has_head "$nsid" ||
 			die "no block node of namespace $nsid appeared"

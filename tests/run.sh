@@ -535,10 +535,15 @@ selected() {
 # this guest, reached over loop and tcp, then fabrics_paths, which removes
 # paths and the slow namespace under load; the target is torn down after.
 run_fabrics() {
-	local heads head slow t dev err=$workdir/nvmet.err fuzz_args ctrls
+	local heads head slow other t dev err=$workdir/nvmet.err fuzz_args ctrls
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
-	selected fabrics_paths || selected "nvme_bdev_*" ||
-		{ selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-0}" = 1 ]; } || return 0
+	# any test that runs here, named alone or by a pattern
+	dev=
+	for t in fabrics_paths nvme_bdev_admin nvme_bdev_io nvme_bdev_errors \
+		nvme_bdev_load nvme_bdev_faults; do
+		! selected "$t" || dev=1
+	done
+	[ -n "$dev" ] || { selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-0}" = 1 ]; } || return 0
 	[ -x "$bindir/fabrics_paths" ] || return 0
 	ntests=$((ntests + 1))
 	if ! heads=$("$here/nvmet.sh" up 2>"$err"); then
@@ -549,13 +554,23 @@ run_fabrics() {
 	# the file namespace's head, and the slow namespace's (tests/nvmet.sh)
 	# for the tests of faults with commands in flight: there they stay in
 	# flight long enough
-	read -r head slow <<<"$heads"
-	note "nvmet subsystem over loop and tcp: head nodes /dev/$head, /dev/$slow (slow)"
+	# with nvme_core.multipath=N, no heads: the loop controller's nodes,
+	# then the tcp controller's node of namespace 1 (other), each on its
+	# transport's own blk_mq_ops->uring_cmd
+	read -r head slow other <<<"$heads"
+	if [ -n "$other" ]; then
+		note "nvmet subsystem over loop and tcp, no multipath: /dev/$head, /dev/$slow (slow) over loop, /dev/$other over tcp"
+	else
+		note "nvmet subsystem over loop and tcp: head nodes /dev/$head, /dev/$slow (slow)"
+	fi
 	for t in nvme_bdev_admin nvme_bdev_io nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
 		dev=$head
 		[ "$t" != nvme_bdev_faults ] || dev=$slow
 		if [ -x "$bindir/$t" ] && selected "$t"; then
 			run_test "${t}[nvmet-$dev]" "$bindir/$t" "/dev/$dev"
+			if [ -n "$other" ] && [ "$t" != nvme_bdev_faults ]; then
+				run_test "${t}[nvmet-tcp-$other]" "$bindir/$t" "/dev/$other"
+			fi
 		fi
 	done
 	# the fuzzer on the file namespace's head, its ng and both

@@ -11,7 +11,16 @@
  *   - exit: calls _exit(); the ring goes away in the exit work;
  *   - kill: is killed with SIGKILL;
  *   - close: closes the ring (io_uring_queue_exit()) and lives on, so the
- *     ring's exit work reaps its commands while its task is still there.
+ *     ring's exit work reaps its commands while its task is still there;
+ *   - close+stop (DEFER_TASKRUN rings): forks a holder of the ring's fd,
+ *     closes its own and stops itself (SIGSTOP); the parent then kills the
+ *     holder, whose exit drops the ring's last file reference. The ring's task can run no task_work until
+ *     SIGCONT, and its commands are reaped (polled) only by the exit work,
+ *     after the stop: it must complete them without the task (the
+ *     fallback work, upstream af0a2ffef0e6). On a ring without DEFER_TASKRUN completions
+ *     are the stopped task's own task_work, and the exit work waits for
+ *     it, as upstream's does ("a synthetic situation", io_ring_exit_work()):
+ *     not run there.
  * Each on a ring with IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
  * and on one without. The child must end (exec: /bin/true's status 0)
  * within the completion timeout, and afterwards no kernel thread may keep a
@@ -26,7 +35,7 @@
  *
  * Afterwards a polled read of the same blocks still returns pread()'s data.
  *
- * TEST_ENDINGS=exit,kill,close,exec (any of them, comma-separated) runs only
+ * TEST_ENDINGS=exit,kill,close,stop,exec (any of them, comma-separated) runs only
  * those endings: a livelocked exec ends the test, since the child it leaves
  * keeps a CPU.
  */
@@ -46,12 +55,12 @@
 #define XFER	(64 * 1024)
 
 /* exec last: a livelocked one leaves a task that SIGKILL cannot end */
-enum ending { END_EXIT, END_KILL, END_CLOSE, END_EXEC, NR_ENDINGS };
+enum ending { END_EXIT, END_KILL, END_CLOSE, END_CLOSE_STOP, END_EXEC, NR_ENDINGS };
 static const char *const ending_names[NR_ENDINGS] = {
-	"exit", "SIGKILL", "ring close", "exec",
+	"exit", "SIGKILL", "ring close", "ring close, then stopped", "exec",
 };
 static const char *const ending_keys[NR_ENDINGS] = {
-	"exit", "kill", "close", "exec",
+	"exit", "kill", "close", "stop", "exec",
 };
 
 static struct t_nvme n;
@@ -127,6 +136,22 @@ child(const char *node, unsigned int setup, enum ending how, int wfd)
 			_exit(16);
 		for (;;)
 			pause();
+	case END_CLOSE_STOP: {
+		/* a holder of the ring's fd, which the parent kills later */
+		pid_t holder = fork();
+
+		if (holder < 0)
+			_exit(18);
+		if (!holder)
+			for (;;)
+				pause();
+		if (write(wfd, &holder, sizeof(holder)) != sizeof(holder))
+			_exit(19);
+		io_uring_queue_exit(&ring);
+		raise(SIGSTOP);
+		for (;;)
+			pause();
+	}
 	default:
 		_exit(17);
 	}
@@ -217,11 +242,34 @@ static void no_spinning_kthread(const char *what)
 	stop = true;
 }
 
+/* Wait until @pid has stopped itself (SIGSTOP); false if it did not. */
+static bool stopped(pid_t pid, const char *what)
+{
+	unsigned long long end = t_now_ms() + T_TIMEOUT_MS;
+	int status;
+
+	while (t_now_ms() < end) {
+		pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
+
+		if (r == pid && WIFSTOPPED(status))
+			return true;
+		if (r == pid) {
+			t_error("%s: the child ended (status %#x) instead of stopping",
+				what, status);
+			return false;
+		}
+		t_sleep_ms(5);
+	}
+	t_error("%s: the child did not stop within %u ms", what, T_TIMEOUT_MS);
+	return false;
+}
+
 static void one_case(const char *node, const char *node_name,
 		     unsigned int setup, enum ending how)
 {
 	char what[160];
 	int pfd[2], status;
+	pid_t holder = -1;
 	unsigned char c = 0, closed = 0;
 	pid_t pid;
 
@@ -250,9 +298,25 @@ static void one_case(const char *node, const char *node_name,
 		kill(pid, SIGKILL);
 	if (how == END_CLOSE && read(pfd[0], &closed, 1) != 1)
 		t_error("%s: the child did not return from closing the ring", what);
+	if (how == END_CLOSE_STOP &&
+	    read(pfd[0], &holder, sizeof(holder)) != sizeof(holder)) {
+		t_error("%s: the child did not fork its holder", what);
+		holder = -1;
+	}
 	close(pfd[0]);
-	if (how == END_CLOSE) {
-		/* the exit work runs while the child lives on */
+	if (how == END_CLOSE_STOP) {
+		if (holder <= 0 || !stopped(pid, what)) {
+			if (holder > 0)
+				kill(holder, SIGKILL);
+			kill(pid, SIGKILL);
+			t_wait_pid(pid, T_TIMEOUT_MS);
+			return;
+		}
+		/* the last reference goes: the ring dies with its task stopped */
+		kill(holder, SIGKILL);
+	}
+	if (how == END_CLOSE || how == END_CLOSE_STOP) {
+		/* the exit work runs while the child lives on (or is stopped) */
 		no_spinning_kthread(what);
 		kill(pid, SIGKILL);
 	}
@@ -268,12 +332,12 @@ static void one_case(const char *node, const char *node_name,
 			stop = true;
 			return;
 		}
-	} else if (how == END_KILL || how == END_CLOSE ?
+	} else if (how == END_KILL || how == END_CLOSE || how == END_CLOSE_STOP ?
 		   !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) :
 		   !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		t_error("%s: child status %#x", what, status);
 	}
-	if (how != END_CLOSE && !stop)
+	if (how != END_CLOSE && how != END_CLOSE_STOP && !stop)
 		no_spinning_kthread(what);
 	if (stop)
 		return;
@@ -355,7 +419,7 @@ int main(int argc, char **argv)
 		}
 		for (s = 0; s < 2 && !stop; s++)
 			for (h = 0; h < NR_ENDINGS && !stop; h++)
-				if (selected(h))
+				if (selected(h) && (setups[s] || h != END_CLOSE_STOP))
 					one_case(nodes[i], names[i], setups[s], h);
 		if (!stop)
 			still_reads(nodes[i], names[i]);
