@@ -26,7 +26,7 @@ endif
 # smaller one with only what the demo needs (kernel/run.config), which a
 # first build makes in about two thirds of the time. DEBUG=1: the debug
 # kernel.
-SUITE_GOALS := kernel check test shell fuzz checkpatch bisect warnings
+SUITE_GOALS := kernel check test shell fuzz checkpatch bisect warnings mutants
 ifeq ($(filter 1,$(DEBUG))$(wildcard $(KOBJ)/arch/x86/boot/bzImage)$(filter $(SUITE_GOALS),$(MAKECMDGOALS)),)
 RUN_KOBJ     := $(BUILD)/linux/obj-run
 RUN_KCONFIGS := kernel/run.config
@@ -82,7 +82,7 @@ DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
 endif
 
 .PHONY: help deps repin tree kernel run-kernel given-kernel headers tests fio bench-progs bench fuzz \
-	demo run test shell check checkpatch bisect warnings export-patches install uninstall \
+	demo run test shell check checkpatch bisect warnings mutants export-patches install uninstall \
 	clean distclean
 
 help:
@@ -107,6 +107,8 @@ help:
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          compile every commit of both series on its own'
 	@echo 'make warnings        W=1 and sparse on the files both series touch, base vs tip'
+	@echo "make mutants [MUTANTS='NN*']  does the suite catch a broken kernel? each bug"
+	@echo '                     in tests/mutants/ built and tested alone (not in check)'
 	@echo 'make export-patches  re-export both series from build/linux'
 	@echo 'make install         the library headers (lib/) and uringcmd.pc under PREFIX'
 	@echo '                     (/usr/local), DESTDIR honoured'
@@ -201,6 +203,12 @@ bisect: kernel
 
 warnings: kernel
 	@kernel/warnings.sh
+
+# The mutation catalogue (tests/mutants/README.md): each mutant built alone
+# in a worktree and its tests run in one boot; MUTANTS= picks some by
+# name (not M=, which the kernel's make takes for a module folder).
+mutants: tests kernel
+	@tests/mutants/run.sh $(MUTANTS)
 
 # A longer fuzzing campaign than make check's, with run.sh's kernel log
 # checks; N commands, SEED to repeat a run.
