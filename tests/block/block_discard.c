@@ -20,8 +20,9 @@
  *     byte for byte as a range BLKDISCARD discarded, the blocks around it
  *     untouched; a buffered read after it sees the same bytes (the page
  *     cache of the range was invalidated);
- *   - a range of many bios (queue/discard_max_bytes lowered), inline and
- *     with IOSQE_ASYNC;
+ *   - a range of many bios (queue/discard_max_bytes lowered, and
+ *     queue/nr_requests to 4, so that the split bios outnumber the tags),
+ *     inline and with IOSQE_ASYNC: 0 and the whole range discarded;
  *   - the SQ slot rewritten right after io_uring_submit() (another range,
  *     a field that would be -EINVAL) for IOSQE_ASYNC, for the -EAGAIN retry
  *     of a many-bio range and for the retry of a range with cached pages:
@@ -77,10 +78,20 @@ static bool dmb_changed;
  * UINT_MAX (a loop device's 4 GiB - 512), the closest value below is all
  * that can be written.
  */
+/* restored at exit too: queue/nr_requests, lowered for the many-bio ranges */
+static char nrq_path[PATH_MAX + 32];
+static __u64 nrq_saved;
+
 static bool restore_dmb(void)
 {
 	__u64 up, below, want, now = 0;
 
+	if (nrq_saved) {
+		if (t_write_u64(nrq_path, nrq_saved))
+			fprintf(stderr, "could not restore %s to %llu\n", nrq_path,
+				(unsigned long long)nrq_saved);
+		nrq_saved = 0;
+	}
 	if (!dmb_changed)
 		return true;
 	dmb_changed = false;
@@ -396,6 +407,23 @@ static unsigned int many_bios_setup(void)
 		restore_dmb();
 		return 0;
 	}
+	/*
+	 * And as few requests as the queue allows (4): the bios the block
+	 * layer splits a range into then outnumber the tags a plug can hold,
+	 * so a split that cannot wait for one is seen. An inline discard
+	 * once posted -EAGAIN that way after part of its range was gone.
+	 */
+	snprintf(nrq_path, sizeof(nrq_path), "%s/queue/nr_requests", bdev.diskdir);
+	if (!t_read_u64(nrq_path, &nrq_saved)) {
+		ret = t_write_u64(nrq_path, 4);
+		if (ret) {
+			t_info("# could not set %s to 4: %s", nrq_path,
+			       t_errname(-ret));
+			nrq_saved = 0;
+		}
+	} else {
+		nrq_saved = 0;
+	}
 	return BIG / small;
 }
 
@@ -408,8 +436,9 @@ static bool test_many_bios(struct io_uring *ring)
 			bdev.name);
 		return false;
 	}
-	t_info("# many-bio ranges: %u bios of at most %llu bytes each", nbios,
-	       (unsigned long long)(BIG / nbios));
+	t_info("# many-bio ranges: %u bios of at most %llu bytes each%s", nbios,
+	       (unsigned long long)(BIG / nbios),
+	       nrq_saved ? ", 4 requests" : "");
 
 	write_region(slot(5), BIG);
 	expect("many-bio range", discard(ring, fd_dio, slot(5), BIG, 0, T_NONE),
