@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck source-path=SCRIPTDIR
 #
 # Runs the uringcmd test binaries inside the guest, as root.
 #
@@ -146,22 +147,17 @@ note() {
 	echo "# $*"
 }
 
+# The device setup, the fabrics runs and the fuzzer's targets live apart
+# from the runner, as blktests keeps its check apart from common/.
+# shellcheck source=common/devices.sh
+. "$here/common/devices.sh"
+# shellcheck source=common/fabrics.sh
+. "$here/common/fabrics.sh"
+# shellcheck source=common/fuzz.sh
+. "$here/common/fuzz.sh"
+
 cleanup() {
-	local d
-	for d in $nullb_md $nullb_bio; do
-		{ echo 0 >"$d/power" && rmdir "$d"; } ||
-			note "could not remove null_blk $d"
-	done
-	for d in "${loop_devs[@]}" $part_loop; do
-		losetup --detach "$d" || note "could not detach $d"
-	done
-	if [ -n "$loop_mnt" ]; then
-		if umount "$loop_mnt"; then
-			rmdir "$loop_mnt"
-		else
-			note "could not unmount $loop_mnt"
-		fi
-	fi
+	devices_cleanup
 	rm -rf "$workdir"
 	if [ "$own_results" = 1 ] && [ "$nfail" = 0 ]; then
 		rm -rf "$results"
@@ -169,149 +165,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# ---- environment ---------------------------------------------------------
-
-bring_up_lo() {
-	if ! command -v ip >/dev/null 2>&1; then
-		note "no ip(8): cannot bring up lo"
-		return 0
-	fi
-	ip link set lo up || note "ip link set lo up failed"
-}
-
-# missing NAME WHAT [OUTPUT-FILE]: a default device could not be had; a
-# note, or under TEST_STRICT, if a test would use it, a failure (the
-# coverage it gives is gone)
-missing() {
-	if [ "$strict" = 1 ] && [ "$default_devs_used" = 1 ]; then
-		fail_step "$1" "$2" "${3:-}"
-	else
-		note "$2"
-	fi
-}
-
-# make_loop NAME FILE [losetup options...]: attach a loop device over FILE
-make_loop() {
-	local name=$1 file=$2 dev err=$workdir/losetup.err
-	shift 2
-	if truncate -s 64M "$file" 2>"$err" &&
-		dev=$(losetup --find --show "$@" "$file" 2>"$err"); then
-		loop_devs+=("$dev")
-		note "loop device $dev over tmpfs${*:+ ($*)}"
-	else
-		missing "setup[$name]" "losetup $* $file failed: $(tail -n 1 "$err")" "$err"
-	fi
-}
-
-setup_loops() {
-	if ! command -v losetup >/dev/null 2>&1; then
-		missing "setup[loop]" "no losetup(8): no loop devices"
-		return 0
-	fi
-	loop_mnt=$(mktemp -d /tmp/uringcmd-loop.XXXXXX)
-	if ! mount -t tmpfs -o size=224M uringcmd-test "$loop_mnt" 2>"$workdir/mount.err"; then
-		missing "setup[loop]" "cannot mount a tmpfs: no loop devices: $(tail -n 1 "$workdir/mount.err")" \
-			"$workdir/mount.err"
-		rmdir "$loop_mnt"
-		loop_mnt=
-		return 0
-	fi
-	make_loop loop-rw "$loop_mnt/rw.img"
-	make_loop loop-ro4k "$loop_mnt/ro4k.img" --read-only --sector-size 4096
-	make_part_loop "$loop_mnt/part.img"
-}
-
-# make_part_loop FILE: a loop device with partscan (losetup -P) over FILE
-# holding an MS-DOS label with one partition, 2048 to 129023 (62 MiB):
-# its node, part_dev, goes to the block tests and the fuzzer.
-make_part_loop() {
-	local file=$1 err=$workdir/losetup.err
-	if ! truncate -s 64M "$file" 2>"$err" ||
-		! printf '\x83\0\0\0\x00\x08\0\0\x00\xf0\x01\x00' |
-			dd of="$file" bs=1 seek=450 conv=notrunc status=none 2>"$err" ||
-		! printf '\x55\xaa' | dd of="$file" bs=1 seek=510 conv=notrunc status=none 2>"$err" ||
-		! part_loop=$(losetup --find --show --partscan "$file" 2>"$err"); then
-		part_loop=
-		missing "setup[loop-part]" "a partitioned loop device over $file: $(tail -n 1 "$err")" "$err"
-		return 0
-	fi
-	for _ in $(seq 50); do
-		[ -b "${part_loop}p1" ] && break
-		sleep 0.1
-	done
-	if [ -b "${part_loop}p1" ]; then
-		part_dev=${part_loop}p1
-		note "partition $part_dev of a loop device with partscan"
-	else
-		missing "setup[loop-part]" "no ${part_loop}p1 after losetup --partscan"
-	fi
-}
-
-# A memory-backed null_blk that discards, made through configfs: the
-# module's /dev/nullb0 discards nothing, so the discard tests need this one.
-setup_nullb_discard() {
-	local cfg=/sys/kernel/config/nullb d attr nullb_md_dev
-	if [ ! -d "$cfg" ]; then
-		mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
-	fi
-	if [ ! -d "$cfg" ]; then
-		missing "setup[nullb-discard]" "no $cfg (CONFIG_CONFIGFS_FS, CONFIG_BLK_DEV_NULL_BLK): no discarding null_blk"
-		return 0
-	fi
-	# a device made through configfs is named after its directory
-	d=$cfg/nullb_discard
-	if ! mkdir "$d" 2>"$workdir/nullb.err"; then
-		missing "setup[nullb-discard]" "mkdir $d failed: $(tail -n 1 "$workdir/nullb.err")" "$workdir/nullb.err"
-		return 0
-	fi
-	nullb_md=$d
-	for attr in size=64 memory_backed=1 discard=1 power=1; do
-		if ! echo "${attr#*=}" 2>"$workdir/nullb.err" >"$d/${attr%%=*}"; then
-			missing "setup[nullb-discard]" "null_blk $attr failed: $(tail -n 1 "$workdir/nullb.err")" \
-				"$workdir/nullb.err"
-			return 0
-		fi
-	done
-	nullb_md_dev=/dev/${d##*/}
-	if [ ! -b "$nullb_md_dev" ]; then
-		sleep 1		# devtmpfs makes the node; give a slow guest time
-	fi
-	if [ -b "$nullb_md_dev" ]; then
-		note "memory-backed, discarding null_blk $nullb_md_dev"
-		block_devs+=("$nullb_md_dev")
-	else
-		missing "setup[nullb-discard]" "no $nullb_md_dev after powering $d on"
-	fi
-}
-
-# A bio-based null_blk (queue_mode=0), made through configfs: the one disk
-# here without blk-mq, whose driver-private cmd_ops go to its disk's fops
-# (patch 0014); a default device of the block tests and the fuzzer, and
-# nvme_bdev_errors' (TEST_NULLB_BIO_DEV) for NVMe commands on it.
-setup_nullb_bio() {
-	local d=/sys/kernel/config/nullb/nullb_bio attr
-	if ! mkdir "$d" 2>"$workdir/nullb.err"; then
-		missing "setup[nullb-bio]" "mkdir $d failed: $(tail -n 1 "$workdir/nullb.err")" "$workdir/nullb.err"
-		return 0
-	fi
-	nullb_bio=$d
-	for attr in size=64 queue_mode=0 power=1; do
-		if ! echo "${attr#*=}" 2>"$workdir/nullb.err" >"$d/${attr%%=*}"; then
-			missing "setup[nullb-bio]" "null_blk $attr failed: $(tail -n 1 "$workdir/nullb.err")" \
-				"$workdir/nullb.err"
-			return 0
-		fi
-	done
-	[ -b /dev/nullb_bio ] || sleep 1
-	if [ -b /dev/nullb_bio ]; then
-		note "bio-based null_blk /dev/nullb_bio"
-		block_devs+=(/dev/nullb_bio)
-		export TEST_NULLB_BIO_DEV=/dev/nullb_bio
-	else
-		missing "setup[nullb-bio]" "no /dev/nullb_bio after powering $d on"
-	fi
-}
 
 # ---- kernel log ------------------------------------------------------------
 
@@ -529,199 +382,6 @@ selected() {
 	return 1
 }
 
-# ---- NVMe over fabrics ---------------------------------------------------
-
-# The nvme_bdev_* tests again on the head nodes of an nvmet subsystem in
-# this guest, reached over loop and tcp, then fabrics_paths, which removes
-# paths and the slow namespace under load; the target is torn down after.
-run_fabrics() {
-	local heads head slow other t dev err=$workdir/nvmet.err fuzz_args ctrls
-	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
-	# any test that runs here, named alone or by a pattern
-	dev=
-	for t in fabrics_paths nvme_bdev_admin nvme_bdev_io nvme_bdev_errors \
-		nvme_bdev_load nvme_bdev_faults; do
-		! selected "$t" || dev=1
-	done
-	[ -n "$dev" ] || { selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-0}" = 1 ]; } || return 0
-	[ -x "$bindir/fabrics_paths" ] || return 0
-	ntests=$((ntests + 1))
-	if ! heads=$("$here/nvmet.sh" up 2>"$err"); then
-		fail_step "nvmet setup" "$(tail -n 1 "$err")" "$err"
-		"$here/nvmet.sh" down 2>/dev/null || true
-		return 0
-	fi
-	# the file namespace's head, and the slow namespace's (tests/nvmet.sh)
-	# for the tests of faults with commands in flight: there they stay in
-	# flight long enough
-	# with nvme_core.multipath=N, no heads: the loop controller's nodes,
-	# then the tcp controller's node of namespace 1 (other), each on its
-	# transport's own blk_mq_ops->uring_cmd
-	read -r head slow other <<<"$heads"
-	if [ -n "$other" ]; then
-		note "nvmet subsystem over loop and tcp, no multipath: /dev/$head, /dev/$slow (slow) over loop, /dev/$other over tcp"
-	else
-		note "nvmet subsystem over loop and tcp: head nodes /dev/$head, /dev/$slow (slow)"
-	fi
-	for t in nvme_bdev_admin nvme_bdev_io nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
-		dev=$head
-		[ "$t" != nvme_bdev_faults ] || dev=$slow
-		if [ -x "$bindir/$t" ] && selected "$t"; then
-			run_test "${t}[nvmet-$dev]" "$bindir/$t" "/dev/$dev"
-			if [ -n "$other" ] && [ "$t" != nvme_bdev_faults ]; then
-				run_test "${t}[nvmet-tcp-$other]" "$bindir/$t" "/dev/$other"
-			fi
-		fi
-	done
-	# the fuzzer on the file namespace's head, its ng and both
-	# controllers: no writes; fabrics commands are slow.
-	# Only when asked: on 6.1 it exhausts the guest's memory (an open
-	# finding, tests/fuzz/README.md), which would end the boot.
-	if [ -x "$bindir/uring_fuzz" ] && selected uring_fuzz &&
-		[ "${TEST_FUZZ_NVMET:-0}" = 1 ]; then
-		fuzz_opts $(( ${TEST_FUZZ_COUNT:-20000} / 20 )) 100
-		subsys_ctrls "/dev/$head"
-		timeout_s=$((timeout_s * 3)) run_test "uring_fuzz[nvmet-$head]" \
-			"$bindir/uring_fuzz" "${fuzz_args[@]}" "/dev/$head" "/dev/ng${head#nvme}" \
-			"${ctrls[@]}"
-	fi
-	if selected fabrics_paths; then
-		run_test "fabrics_paths[nvmet-$slow]" \
-			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$slow"
-		# under lockdep with the one report it trips allowed: the run
-		# is last of the fabrics tests, since lockdep is off after it
-		known_report=known_ns_remove_report \
-		run_test "fabrics_paths[nvmet-$slow,ns-remove]" \
-			env TEST_NVMET="$here/nvmet.sh" TEST_LOCKDEP_NS_REMOVE=1 \
-			"$bindir/fabrics_paths" "/dev/$slow" ns-remove
-	fi
-	teardown_nvmet
-}
-
-# Tear the nvmet target down under a kernel log marker, as a test is run:
-# a splat there fails, but for the report 6.1 prints on the lockdep kernel
-# when an nvme-tcp controller of an in-kernel nvmet-tcp target is deleted
-# (nvmet_tcp_release_queue_work, drivers-nvme/README.md).
-teardown_nvmet() {
-	local err=$workdir/nvmet.err klog=$workdir/klog rc=0 splat safe
-	kmsg "uringcmd-test: start nvmet-teardown"
-	"$here/nvmet.sh" down 2>"$err" || rc=$?
-	nap "$settle"
-	: >"$klog"
-	if [ "$have_marks" = 1 ]; then
-		log_since_start nvmet-teardown >"$klog" || true
-	fi
-	kmsg "uringcmd-test: end nvmet-teardown rc=$rc"
-
-	if known_teardown_report "$klog"; then
-		note "nvmet teardown: the known 6.1 nvmet-tcp lockdep report"
-		splat=
-	else
-		# the first splat line that is not part of a lockdep report
-		splat=$(grep -E "$SPLAT_RE" "$klog" | grep -v -e "$LOCKDEP_RE" -e 'Call Trace:' |
-			head -n 1 || true)
-		[ -n "$splat" ] || splat=$(grep -E -m 1 "$SPLAT_RE" "$klog" || true)
-		splat=${splat:+kernel log: $splat}
-	fi
-	if [ -z "$splat" ] && [ "$rc" != 0 ]; then
-		if [ "$strict" != 1 ]; then
-			note "nvmet teardown: $(tail -n 1 "$err")"
-			return 0
-		fi
-		splat="nvmet.sh down exited $rc: $(tail -n 1 "$err")"
-	fi
-	[ -n "$splat" ] || return 0
-	to_safe safe "nvmet teardown"
-	cp "$err" "$results/$safe.log"
-	cp "$klog" "$results/$safe.dmesg"
-	verdict FAIL "nvmet teardown" "$splat"
-}
-
-# known_ns_remove_report KLOG: its one splat is 6.1's lockdep report for
-# the last close of a head whose namespace is gone (nvme_mpath_remove_disk()
-# flushing partition_scan_work under open_mutex, drivers-nvme/README.md)
-known_ns_remove_report() {
-	[ "$(grep -c -e "$LOCKDEP_RE" "$1")" = 1 ] &&
-		grep -q nvme_mpath_remove_disk "$1" &&
-		grep -q partition_scan_work "$1" &&
-		! grep -E "$SPLAT_RE" "$1" | grep -q -v -e "$LOCKDEP_RE" -e 'Call Trace:'
-}
-
-# known_teardown_report KLOG: its one splat is a lockdep report through
-# nvmet_tcp_release_queue_work (a "Call Trace:" line belongs to every
-# report, so only the other kinds of SPLAT_RE lines count)
-known_teardown_report() {
-	[ "$(grep -c -e "$LOCKDEP_RE" "$1")" = 1 ] &&
-		grep -q nvmet_tcp_release_queue_work "$1" &&
-		! grep -E "$SPLAT_RE" "$1" | grep -q -v -e "$LOCKDEP_RE" -e 'Call Trace:'
-}
-
-# ---- the fuzzer's targets -------------------------------------------------
-
-# scratch_ns NSID: the block node of namespace NSID beside nvme_dev (the
-# same subsystem's head, or the same controller), or nothing
-scratch_ns() {
-	local dir d
-	dir=$(dirname "$(readlink -f "/sys/block/$nvme_base")")
-	for d in "$dir"/nvme*n*; do
-		case ${d##*/} in *c*|*p*) continue ;; esac
-		[ "$(cat "$d/nsid" 2>/dev/null)" = "$1" ] && echo "/dev/${d##*/}" && return 0
-	done
-	return 0
-}
-
-# label_scratch DEV: an MS-DOS label with one partition, 2048 to 129023,
-# on DEV (a scratch namespace: the fuzzer writes over it afterwards, the
-# partition node stays); sets scratch_part to the partition's node
-label_scratch() {
-	local dev=$1 err=$workdir/label.err
-	scratch_part=
-	if ! printf '\x83\0\0\0\x00\x08\0\0\x00\xf0\x01\x00' |
-			dd of="$dev" bs=1 seek=450 conv=notrunc status=none 2>"$err" ||
-		! printf '\x55\xaa' | dd of="$dev" bs=1 seek=510 conv=notrunc status=none 2>"$err" ||
-		! blockdev --flushbufs --rereadpt "$dev" 2>"$err"; then
-		fail_step "setup[fuzz-scratch]" "labelling $dev: $(tail -n 1 "$err")" "$err"
-		return 0
-	fi
-	for _ in $(seq 50); do
-		[ -b "${dev}p1" ] && break
-		sleep 0.1
-	done
-	if [ -b "${dev}p1" ]; then
-		scratch_part=${dev}p1
-	else
-		fail_step "setup[fuzz-scratch]" "no ${dev}p1 after labelling $dev"
-	fi
-}
-
-# subsys_ctrls DEV: ctrls, /dev/nvmeX of every live controller reaching
-# DEV's namespace (a head's paths; a private namespace's one controller)
-subsys_ctrls() {
-	local base=${1##*/} dir c
-	ctrls=()
-	dir=$(dirname "$(readlink -f "/sys/block/$base")")
-	for c in "$dir"/nvme*; do
-		# the controllers' links (nvme0), not the namespaces (nvme0n1)
-		[[ ${c##*/} =~ ^nvme[0-9]+$ ]] || continue
-		[ ! -c "/dev/${c##*/}" ] || ctrls+=("/dev/${c##*/}")
-	done
-	# a namespace of one controller: its parent is that controller
-	case ${dir##*/} in nvme[0-9]*) ctrls+=("/dev/${dir##*/}") ;; esac
-}
-
-# fuzz_opts COUNT [PER-RING]: fuzz_args, the uring_fuzz options but the
-# targets: count, seed, commands per ring at most (a short run still sees
-# every kind of ring), and failslab where the kernel has it (required on
-# the debug kernel)
-fuzz_opts() {
-	local n=$1
-	fuzz_args=(--count "$n" ${2:+--per-ring "$2"})
-	[ -z "${TEST_FUZZ_SEED:-}" ] || fuzz_args+=(--seed "$TEST_FUZZ_SEED")
-	if [ -d /sys/kernel/debug/failslab ] || [ -e /proc/lockdep ]; then
-		fuzz_args+=(--failslab "${TEST_FUZZ_FAILSLAB:-$((n / 20))}")
-	fi
-}
-
 # ---- main ----------------------------------------------------------------
 
 note "uringcmd tests on $(uname -r), binaries from $bindir"
@@ -744,18 +404,6 @@ fi
 bring_up_lo
 
 # NVMe namespaces (and multipath heads) appear after the controllers'
-# asynchronous scans, which take seconds on a debug kernel under TCG.
-# TEST_NVME_DEV=auto: the first namespace 1 there is (a multipath head is
-# named after its subsystem, whose number depends on which controller of it
-# probed first).
-first_ns1() {
-	local d
-	for d in /sys/block/nvme*n1; do
-		case ${d##*/} in *c*) continue ;; esac
-		[ -e "$d" ] && echo "/dev/${d##*/}" && return 0
-	done
-	echo /dev/nvme0n1
-}
 if ls /sys/class/nvme/nvme* >/dev/null 2>&1; then
 	waited=0
 	while [ "$waited" -lt $(( 120 * ${TEST_TIMEOUT_SCALE:-1} )) ]; do
@@ -776,14 +424,6 @@ if [ "${TEST_REQUIRE_NVME:-0}" = 1 ] && [ ! -b "$nvme_dev" ]; then
 	fail_step "nvme setup" "$nvme_dev did not appear"
 fi
 
-# Namespaces of the controller under test, beyond the first: the
-# controller scans them one after the other.
-ctrl_namespaces() {
-	local c=${nvme_ctrl##*/} d
-	for d in /sys/class/nvme/"$c"/"$c"n*; do
-		[ -e "$d/nsid" ] && echo "${d##*/}"
-	done
-}
 format_devs=() fuzz_formats=()
 if [ -n "${TEST_NVME_NS_COUNT:-}" ]; then
 	waited=0

@@ -134,13 +134,18 @@ static int one(__u32 cmd_op, bool admin)
 /* Poll with identify until it answers @want; false after the deadline. */
 static bool wait_res(int want)
 {
-	unsigned long long end = t_now_ms() + 3 * T_NVME_TIMEOUT_MS;
+	/* the host sees an ANA change within a second: one command timeout */
+	unsigned long long end = t_now_ms() + T_TIMEOUT_MS;
+	int res = INT32_MIN;
 
 	while (t_now_ms() < end) {
-		if (one(NVME_URING_CMD_ADMIN, true) == want)
+		res = one(NVME_URING_CMD_ADMIN, true);
+		if (res == want)
 			return true;
 		t_sleep_ms(100);
 	}
+	t_info("still %s after %u ms, not %s", t_nvme_res_str(res),
+	       T_TIMEOUT_MS, t_nvme_res_str(want));
 	return false;
 }
 
