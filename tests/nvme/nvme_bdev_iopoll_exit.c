@@ -157,7 +157,12 @@ child(const char *node, unsigned int setup, enum ending how, int wfd)
 	}
 }
 
-/* CPU time (utime + stime, clock ticks) of every kernel thread. */
+/*
+ * CPU time (utime + stime, clock ticks) of the kernel threads that run a
+ * ring's teardown: the workqueue workers of the exit work and the
+ * fallback work. Not kmemleak's scanner, kcompactd and the like, whose
+ * passes take seconds on the debug kernel.
+ */
 struct kthread_time {
 	int			pid;
 	unsigned long long	ticks;
@@ -192,6 +197,8 @@ static unsigned int kthread_times(struct kthread_time *t, unsigned int max)
 			   &ppid, &flags, &ut, &st) != 4)
 			continue;
 		if (!(flags & 0x00200000))	/* PF_KTHREAD */
+			continue;
+		if (strncmp(comm, "kworker/", 8))
 			continue;
 		t[nr].pid = pid;
 		t[nr].ticks = ut + st;
