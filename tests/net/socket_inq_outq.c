@@ -212,6 +212,18 @@ static void tcp_conserved(const char *name, int cfd, int sfd, long sent)
 		name, outq, inq, (long)outq + inq, sent);
 }
 
+/* Connect to the listening @lfd at @a: the connecting and accepted sockets. */
+static void tcp_connect(const char *name, int family, int lfd,
+			const struct addr *a, int *cfd, int *sfd)
+{
+	*cfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*cfd < 0 || connect(*cfd, (const struct sockaddr *)&a->ss, a->len))
+		t_die("%s: connect: %m", name);
+	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (*sfd < 0)
+		t_die("%s: accept: %m", name);
+}
+
 /* 700 bytes "sent" in TCP_REPAIR mode: unacknowledged, never delivered */
 static void tcp_unacked(const char *name, int family)
 {
@@ -222,12 +234,7 @@ static void tcp_unacked(const char *name, int family)
 	lfd = bound_socket(family, SOCK_STREAM, 0, &a);
 	if (lfd < 0 || listen(lfd, 1))
 		t_die("%s: listener: %m", name);
-	cfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (cfd < 0 || connect(cfd, (struct sockaddr *)&a.ss, a.len))
-		t_die("%s: connect: %m", name);
-	sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (sfd < 0)
-		t_die("%s: accept: %m", name);
+	tcp_connect(name, family, lfd, &a, &cfd, &sfd);
 	if (setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)) ||
 	    setsockopt(cfd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q))) {
 		t_error("%s: TCP_REPAIR (needs CAP_NET_ADMIN): %m", name);
@@ -263,12 +270,7 @@ static int test_tcp(const char *name, int family)
 	setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	if (listen(lfd, 1))
 		t_die("%s: listen: %m", name);
-	cfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (cfd < 0 || connect(cfd, (struct sockaddr *)&a.ss, a.len))
-		t_die("%s: connect: %m", name);
-	sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (sfd < 0)
-		t_die("%s: accept: %m", name);
+	tcp_connect(name, family, lfd, &a, &cfd, &sfd);
 
 	snprintf(what, sizeof(what), "%s empty, accepted side", name);
 	expect(what, sfd, SOCKET_URING_OP_SIOCINQ, eq, 0, "==");
