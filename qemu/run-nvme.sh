@@ -240,8 +240,8 @@ nvme_args() {
 		else
 			local img=$top/build/nvme/ns$i.img
 			truncate -s "${size}M" "$img"
-			qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off")
-			qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
+			qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off,discard=unmap")
+			qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file,discard=unmap")
 		fi
 		if [ "$subsys" = 1 ] && [ "$i" = 1 ]; then
 			qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl,shared=on")
@@ -257,8 +257,8 @@ nvme_args() {
 		img=$top/build/nvme/ns$i.img
 		rm -f "$img"
 		truncate -s "$(fmt_size "$spec")M" "$img"
-		qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off")
-		qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file")
+		qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off,discard=unmap")
+		qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file,discard=unmap")
 		# shared=on instead of the subsystem's shared=off
 		case ,$spec, in
 		*,shared=on,*) qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$(fmt_props "$spec")") ;;

@@ -40,6 +40,12 @@
 #                      a partition, a discarding and a bio-based null_blk;
 #                      "nvme": NVME_DEV alone (a head in make check's
 #                      second boot)
+#   TEST_DISCARD_ZEROES 1: blocks a discard covered read back as zeroes on
+#                      every device the tests discard on, which holds for
+#                      QEMU's drives of run-nvme.sh (discard=unmap), loops
+#                      and memory-backed null_blk (1); 0 for devices that
+#                      do not promise it (the data checks then compare
+#                      with what BLKDISCARD left)
 #   TEST_TIMEOUT       seconds a test may run (60)
 #   TEST_TIMEOUT_SCALE multiplier for TEST_TIMEOUT, e.g. under TCG (1)
 #   TEST_SETTLE        seconds to wait after a test before reading the
@@ -121,6 +127,7 @@ export TEST_FIO_LIB=${TEST_FIO_LIB:-$here/../build/fio/lib}
 export TEST_FIO_EXAMPLES=$here/../fio-engine/examples
 export TEST_LIB=$here/lib
 export TEST_NULLB_DEV=$nullb_dev
+export TEST_DISCARD_ZEROES=${TEST_DISCARD_ZEROES:-1}
 export TEST_BENCH_DIR=${TEST_BENCH_DIR:-$here/../build/bench}
 export TEST_BENCH_RUN=$here/../bench/run.sh
 

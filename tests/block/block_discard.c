@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: Linux 6.12's BLOCK_URING_CMD_DISCARD: data equal to BLKDISCARD's, page cache invalidated, every errno, IOSQE_ASYNC and -EAGAIN retries with the SQ slot rewritten, links, many-bio ranges */
+/* Description: Linux 6.12's BLOCK_URING_CMD_DISCARD: data equal to BLKDISCARD's, page cache invalidated, every errno, IOSQE_ASYNC and -EAGAIN retries with the SQ slot rewritten, links, many-bio ranges, overlapping ranges in parallel and on SQPOLL */
 /*
  * Usage: block_discard [BLOCKDEV]   (or TEST_BLOCK_DEV; default: a new loop device)
  *
@@ -17,7 +17,8 @@
  *   - misaligned offset or length, zero length, past the end, overflowing
  *     end: -EINVAL;
  *   - data: a range discarded through uring_cmd reads back (direct I/O)
- *     byte for byte as a range BLKDISCARD discarded, the blocks around it
+ *     byte for byte as a range BLKDISCARD discarded (zeroes, which
+ *     TEST_DISCARD_ZEROES=1 requires of BLKDISCARD), the blocks around it
  *     untouched; a buffered read after it sees the same bytes (the page
  *     cache of the range was invalidated);
  *   - a range of many bios (queue/discard_max_bytes lowered, and
@@ -30,6 +31,10 @@
  *   - links: write -> discard -> read -> NOP in order, the read seeing the
  *     discarded bytes; a failed discard cancels what is linked to it;
  *   - 16 discards in one submission, each completing once, nothing else;
+ *   - 128 random overlapping discards, 16 in flight, some IOSQE_ASYNC,
+ *     over cached pages, on a plain and on an SQPOLL ring: each completes
+ *     once with 0, the blocks a range covered read as discarded, the
+ *     others as written, buffered reads as direct ones;
  *   - on a configfs null_blk, bio errors (its badblocks): -EIO in cqe->res
  *     for one bad block and for a many-bio range whose last block is bad,
  *     inline and IOSQE_ASYNC, as BLKDISCARD gets;
@@ -62,8 +67,10 @@ static __u64 dev_size;
 static bool discards;		/* queue/discard_max_bytes != 0 */
 static bool zoned;
 static char *pat, *rbuf, *rbuf2, *ref;	/* BIG + 2 * lbs each, aligned */
+static char *zeroes;			/* REG bytes of 0 */
 static bool ref_ok;		/* ref holds a BLKDISCARDed REG region */
 static bool really_discards;	/* BLKDISCARD changed the bytes */
+static bool reads_zeroes;	/* TEST_DISCARD_ZEROES=1: discarded blocks read 0 */
 
 /* restored at exit: queue/discard_max_bytes */
 static char dmb_path[PATH_MAX + 32];
@@ -111,6 +118,15 @@ static bool restore_dmb(void)
 static void restore_dmb_at_exit(void)
 {
 	restore_dmb();
+}
+
+static void *alloc_buf(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, len))
+		t_die("out of memory");
+	return p;
 }
 
 static __u64 slot(unsigned int n)
@@ -365,8 +381,16 @@ static void test_data(struct io_uring *ring)
 	}
 	ref_ok = true;
 	really_discards = memcmp(ref + lbs, pat + lbs, REG) != 0;
-	if (!really_discards)
+	if (reads_zeroes) {
+		long d = t_memcmp_off(ref + lbs, zeroes, REG);
+
+		/* the device says so: a discard that does nothing must fail */
+		if (d >= 0)
+			t_error("BLKDISCARD: byte %ld of the range reads 0x%02x, not 0 (TEST_DISCARD_ZEROES=1: discarded blocks read zeroes)",
+				d, (unsigned char)ref[lbs + d]);
+	} else if (!really_discards) {
 		t_info("# BLKDISCARD left the data as it was: the data checks compare with that");
+	}
 
 	write_region(slot(2), REG);
 	cache_region(slot(2), REG);
@@ -720,6 +744,156 @@ static void test_sqe128(void)
 	io_uring_queue_exit(&ring);
 }
 
+/*
+ * Overlapping discards in parallel, as liburing's cmd-discard sends them:
+ * OVL_NR random ranges inside OVL_LEN bytes at slot 19, OVL_INFLIGHT in
+ * flight, a quarter with IOSQE_ASYNC, the region's pages cached first.
+ * Every command completes once with 0; afterwards each block that some
+ * range covered reads as discarded (zeroes where TEST_DISCARD_ZEROES=1,
+ * else zeroes or the pattern, whole blocks), every other block and the
+ * guards keep the pattern, and a buffered read sees what a direct one does.
+ */
+#define OVL_LEN		(4 * MiB)
+#define OVL_NR		128
+#define OVL_INFLIGHT	16
+
+static void test_overlap(struct io_uring *ring, const char *how)
+{
+	const __u64 off = slot(19), nblk = OVL_LEN / lbs;
+	__u64 gran = 0, x = 0x5eed0d15cULL, want_ud;
+	unsigned int sent = 0, done = 0, inflight = 0, queued, i;
+	unsigned char *covered = calloc(nblk, 1);
+	bool *seen = calloc(OVL_NR, sizeof(*seen));
+	char *o_pat = alloc_buf(OVL_LEN + 2 * lbs);
+	char *o_buf = alloc_buf(OVL_LEN + 2 * lbs);
+	char *o_buf2 = alloc_buf(OVL_LEN + 2 * lbs);
+	struct t_cqe c;
+	long d;
+	int ret;
+
+	if (!covered || !seen)
+		t_die("out of memory");
+	if (t_bdev_attr_u64(&bdev, "queue/discard_granularity", &gran) ||
+	    gran < lbs)
+		gran = lbs;
+	t_fill_pattern(o_pat, OVL_LEN + 2 * lbs, 0x0e1a);
+	if (pwrite(fd_dio, o_pat, OVL_LEN + 2 * lbs, off - lbs) !=
+	    (ssize_t)(OVL_LEN + 2 * lbs))
+		t_die("%s: pwrite: %s", how, strerror(errno));
+	if (pread(fd_buf, o_buf2, OVL_LEN, off) != (ssize_t)OVL_LEN)
+		t_die("%s: buffered read: %s", how, strerror(errno));
+
+	want_ud = 0x0e1a000000000000ULL;
+	while (done < OVL_NR) {
+		for (queued = 0; sent < OVL_NR && inflight < OVL_INFLIGHT;
+		     queued++) {
+			struct io_uring_sqe *sqe = t_get_sqe(ring);
+			__u64 ngran = OVL_LEN / gran, start, len, b;
+
+			/* xorshift64: the same ranges on every run */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			start = x % ngran;
+			len = 1 + (x >> 32) % 64;
+			if (start + len > ngran)
+				len = ngran - start;
+			for (b = start * gran / lbs;
+			     b < (start + len) * gran / lbs; b++)
+				covered[b] = 1;
+			prep_discard(sqe, fd_dio, off + start * gran,
+				     len * gran, T_NONE);
+			sqe->flags = (x >> 20) % 4 ? 0 : IOSQE_ASYNC;
+			sqe->user_data = want_ud | sent;
+			sent++;
+			inflight++;
+		}
+		/*
+		 * SQPOLL: io_uring_submit() counts what the SQ thread has not
+		 * taken yet, earlier SQEs too; the CQEs are what is checked.
+		 */
+		if (!queued)
+			ret = 0;
+		else if (ring->flags & IORING_SETUP_SQPOLL)
+			ret = io_uring_submit(ring) < 0 ? -EIO : 0;
+		else
+			ret = t_submit(ring, queued);
+		if (ret) {
+			t_error("%s: submit: %s", how, t_res_str(ret));
+			goto out;
+		}
+		ret = t_wait_cqe(ring, &c, T_TIMEOUT_MS);
+		if (ret) {
+			t_error("%s: %u of %u completions, then %s", how, done,
+				OVL_NR, t_res_str(ret));
+			goto out;
+		}
+		i = c.user_data & 0xffff;
+		if ((c.user_data & ~0xffffULL) != want_ud || i >= sent ||
+		    seen[i]) {
+			t_error("%s: unexpected or repeated user_data %#llx",
+				how, (unsigned long long)c.user_data);
+			goto out;
+		}
+		seen[i] = true;
+		done++;
+		inflight--;
+		if (c.res)
+			t_error("%s: discard %u: %s", how, i, t_res_str(c.res));
+	}
+	t_cq_quiet(ring, how);
+
+	if (pread(fd_dio, o_buf, OVL_LEN + 2 * lbs, off - lbs) !=
+	    (ssize_t)(OVL_LEN + 2 * lbs))
+		t_die("%s: direct read: %s", how, strerror(errno));
+	if (memcmp(o_buf, o_pat, lbs) ||
+	    memcmp(o_buf + lbs + OVL_LEN, o_pat + lbs + OVL_LEN, lbs))
+		t_error("%s: a block around the region changed", how);
+	for (i = 0; i < nblk; i++) {
+		const char *got = o_buf + lbs + (size_t)i * lbs;
+		const char *was = o_pat + lbs + (size_t)i * lbs;
+		bool zero = !memcmp(got, zeroes, lbs), same = !memcmp(got, was, lbs);
+
+		if (covered[i] ? (reads_zeroes ? zero : zero || same) : same)
+			continue;
+		t_error("%s: block %u of the region (%s) reads neither %s", how,
+			i, covered[i] ? "discarded" : "never discarded",
+			covered[i] ? (reads_zeroes ? "zeroes" : "zeroes nor as written") :
+			"as written");
+		break;
+	}
+	if (pread(fd_buf, o_buf2, OVL_LEN, off) != (ssize_t)OVL_LEN)
+		t_die("%s: buffered read: %s", how, strerror(errno));
+	d = t_memcmp_off(o_buf2, o_buf + lbs, OVL_LEN);
+	if (d >= 0)
+		t_error("%s: a buffered read differs from a direct read at byte %ld: stale page cache",
+			how, d);
+out:
+	if (done < sent) {
+		/* the ring goes with the test: nothing may stay in flight */
+		t_die("%s: %u discards still in flight", how, sent - done);
+	}
+	free(covered);
+	free(seen);
+	free(o_pat);
+	free(o_buf);
+	free(o_buf2);
+}
+
+/* The same on an SQPOLL ring: the SQ thread issues them, inline and async. */
+static void test_overlap_sqpoll(void)
+{
+	struct io_uring ring;
+	int ret = t_ring_init(&ring, 32, IORING_SETUP_SQPOLL);
+
+	if (ret) {
+		t_error("SQPOLL ring: %s", t_res_str(ret));
+		return;
+	}
+	test_overlap(&ring, "overlapping discards, SQPOLL");
+	io_uring_queue_exit(&ring);
+}
+
 /* A zoned device: uring_cmd gets what BLKDISCARD gets, range for range. */
 static void test_zoned(struct io_uring *ring)
 {
@@ -732,15 +906,6 @@ static void test_zoned(struct io_uring *ring)
 	a = discard(ring, fd_dio, 0, zs, 0, T_NONE);
 	b = ioctl_discard(zs, zs);
 	expect("zoned: a zone through uring_cmd, against BLKDISCARD", a, b);
-}
-
-static void *alloc_buf(size_t len)
-{
-	void *p;
-
-	if (posix_memalign(&p, 4096, len))
-		t_die("out of memory");
-	return p;
 }
 
 int main(int argc, char **argv)
@@ -762,6 +927,7 @@ int main(int argc, char **argv)
 	zoned = !t_bdev_attr_str(&bdev, "queue/zoned", model, sizeof(model)) &&
 		strcmp(model, "none");
 	atexit(restore_dmb_at_exit);
+	reads_zeroes = !strcmp(t_env_or("TEST_DISCARD_ZEROES", "0"), "1");
 
 	ret = t_ring_init(&ring, 32, 0);
 	if (ret)
@@ -812,6 +978,9 @@ int main(int argc, char **argv)
 	rbuf = alloc_buf(BIG + 2 * lbs);
 	rbuf2 = alloc_buf(BIG + 2 * lbs);
 	ref = alloc_buf(BIG + 2 * lbs);
+	zeroes = calloc(1, REG);
+	if (!zeroes)
+		t_die("out of memory");
 	t_fill_pattern(pat, BIG + 2 * lbs, 0x6d12);
 
 	test_range_errors(&ring);
@@ -820,6 +989,8 @@ int main(int argc, char **argv)
 	test_rewrite(&ring, many);
 	test_links(&ring);
 	test_batch(&ring);
+	test_overlap(&ring, "overlapping discards");
+	test_overlap_sqpoll();
 	test_bio_error(&ring, many);
 	test_sqe128();
 	if (!restore_dmb())

@@ -478,9 +478,14 @@ static void discard_window(struct disk *d, struct part *p, __u64 poff,
 	if (off >= 0)
 		t_error("%s: %s: byte %ld of the range reads 0x%02x; BLKDISCARD's range reads 0x%02x",
 			p->path, how, off, a[G + off], b[G + off]);
-	if (!memcmp(b + G, pat + G, R))
-		t_info("# %s: BLKDISCARD left the data as it was: compared with that",
-		       p->path);
+	if (!memcmp(b + G, pat + G, R)) {
+		if (!strcmp(t_env_or("TEST_DISCARD_ZEROES", "0"), "1"))
+			t_error("%s: BLKDISCARD left the data as it was; TEST_DISCARD_ZEROES=1 wants zeroes",
+				p->path);
+		else
+			t_info("# %s: BLKDISCARD left the data as it was: compared with that",
+			       p->path);
+	}
 	free(pat);
 	free(a);
 	free(b);
