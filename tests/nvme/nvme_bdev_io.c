@@ -8,6 +8,10 @@
  *     block node and on /dev/ngXnY: both equal the pattern;
  *   - write a pattern with NVME_URING_CMD_IO on the block node: pread sees it;
  *   - the same with NVME_URING_CMD_IO_VEC over four iovecs;
+ *   - Dataset Management (Deallocate) of two ranges on the block node,
+ *     then through the ioctl: the same result, the ranges read back as
+ *     Identify Namespace's DLFEAT says and as after the ioctl, the blocks
+ *     around them as written;
  *   - the same with a registered buffer (IORING_URING_CMD_FIXED); a Read
  *     with IORING_URING_CMD_FIXED whose addr lies outside the registered
  *     buffer: -EFAULT from io_import_fixed() and the plain buffer at addr
@@ -29,6 +33,7 @@
  *     polled it after its completion had gone to task_work);
  *   - each command's result dword is posted in the big CQE (0 for I/O).
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -353,6 +358,90 @@ static void check_write(struct io_uring *ring, const char *what,
 	}
 }
 
+/*
+ * Dataset Management, Deallocate, two ranges in one command: through
+ * NVME_URING_CMD_IO on the block node, then through NVME_IOCTL_IO_CMD on
+ * the same blocks written again. Both complete alike; the ranges read
+ * back as the namespace's DLFEAT says (zeroes, or all ones) and as the
+ * ioctl's did, every other block of the region as written.
+ */
+static void dsm_deallocate(struct io_uring *ring, unsigned char *pat,
+			   unsigned char *buf)
+{
+	struct nvme_dsm_range *r = t_alloc(4096);
+	struct nvme_id_ns *id = t_alloc(NVME_IDENTIFY_DATA_SIZE);
+	unsigned char *via_ioctl = t_alloc(IO_LEN), fill;
+	const __u32 r1 = nlb / 8, n1 = nlb / 4 ? nlb / 4 : 1, r2 = nlb * 5 / 8;
+	struct nvme_uring_cmd cmd;
+	struct t_cqe c;
+	__u32 b, rb;
+	int ret;
+
+	uringcmd_nvme_identify(&cmd, n.nsid, NVME_IDENTIFY_CNS_NS, id);
+	ret = t_nvme_ioctl(n.bfd, NVME_IOCTL_ADMIN_CMD, &cmd, NULL);
+	if (ret) {
+		t_error("Identify Namespace: %s", t_nvme_res_str(ret));
+		goto out;
+	}
+	rb = id->dlfeat & NVME_NS_DLFEAT_RB;
+	fill = rb == NVME_NS_DLFEAT_RB_ALL_FS ? 0xff : 0;
+
+	r[0] = (struct nvme_dsm_range){ .nlb = htole32(n1),
+					.slba = htole64(slba + r1) };
+	r[1] = (struct nvme_dsm_range){ .nlb = htole32(1),
+					.slba = htole64(slba + r2) };
+	uringcmd_nvme_cmd(&cmd, nvme_cmd_dsm, n.nsid, r, 2 * sizeof(*r),
+			  1, NVME_DSMGMT_AD);
+
+	t_fill_pattern(pat, IO_LEN, ++seed);
+	full_pwrite(pat);
+	if (t_nvme_cmd(ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0, &c))
+		goto out;
+	full_pread(buf);
+	full_pwrite(pat);
+	ret = t_nvme_ioctl(n.bfd, NVME_IOCTL_IO_CMD, &cmd, NULL);
+	full_pread(via_ioctl);
+	if (c.res != ret) {
+		t_error("DSM deallocate: uring_cmd %s, the ioctl %s",
+			t_nvme_res_str(c.res), t_nvme_res_str(ret));
+		goto out;
+	}
+	if (c.res) {
+		/* a controller without DSM says so to both alike */
+		t_info("# DSM deallocate: %s through both", t_nvme_res_str(c.res));
+		goto out;
+	}
+	for (b = 0; b < nlb; b++) {
+		bool gone = (b >= r1 && b < r1 + n1) || b == r2;
+		const unsigned char *got = buf + (size_t)b * n.lbs;
+		const unsigned char *was = pat + (size_t)b * n.lbs;
+		__u32 i;
+
+		if (!gone) {
+			if (memcmp(got, was, n.lbs))
+				t_error("DSM deallocate: block %u, outside the ranges, changed",
+					b);
+			continue;
+		}
+		if (memcmp(got, via_ioctl + (size_t)b * n.lbs, n.lbs))
+			t_error("DSM deallocate: block %u reads otherwise than after the ioctl's",
+				b);
+		if (rb == NVME_NS_DLFEAT_RB_NR)
+			continue;
+		for (i = 0; i < n.lbs && got[i] == fill; i++)
+			;
+		if (i < n.lbs)
+			t_error("DSM deallocate: block %u byte %u reads 0x%02x; DLFEAT %#x says 0x%02x",
+				b, i, got[i], id->dlfeat, fill);
+	}
+	if (rb == NVME_NS_DLFEAT_RB_NR)
+		t_info("# DSM deallocate: DLFEAT reports no read behaviour; compared with the ioctl's");
+out:
+	free(r);
+	free(id);
+	free(via_ioctl);
+}
+
 int main(int argc, char **argv)
 {
 	struct io_uring ring, poll;
@@ -425,6 +514,8 @@ int main(int argc, char **argv)
 		iov[i].iov_base = buf + ((unsigned char *)iov[i].iov_base - pat);
 	check_read(&ring, n.bfd, "IO_VEC read over 4 iovecs",
 		   NVME_URING_CMD_IO_VEC, pat, buf, iov, 4, -1);
+
+	dsm_deallocate(&ring, pat, buf);
 
 	/* registered buffer */
 	reg = (struct iovec){ fixed, IO_LEN };
