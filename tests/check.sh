@@ -106,9 +106,11 @@ guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
 # head. Then the fuzzer on the heads, their ng and both controllers, a
 # twentieth of the first boot's commands: namespace 2, shared too and used by
 # no test, is its scratch namespace (NVMe writes allowed, a partition on
-# it).
-guest guest-subsys subsys-head -n 1 --subsys --ns shared=on,size=64 --append nvme.poll_queues=1 -- \
-	TEST_ONLY='nvme_bdev_* block_* uring_fuzz' TEST_BLOCK_DEVS=nvme \
+# it). Namespaces 3 and 4, with separate metadata and with PI type 1, are
+# heads too: the metadata and PI tests on them.
+guest guest-subsys subsys-head -n 1 --subsys --ns shared=on,size=64 \
+	--ns ms=16,shared=on,size=64 --ns ms=8,pi=1,shared=on,size=64 --append nvme.poll_queues=1 -- \
+	TEST_ONLY='nvme_bdev_* block_* nvme_meta_* nvme_pi uring_fuzz' TEST_BLOCK_DEVS=nvme \
 	TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto \
 	TEST_FUZZ_TARGETS=nvme TEST_FUZZ_SCRATCH_NSID=2 TEST_FUZZ_COUNT=$(( ${TEST_FUZZ_COUNT:-20000} / 20 )) TEST_FUZZ_PER_RING=200
 

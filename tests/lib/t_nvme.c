@@ -493,6 +493,52 @@ static int fmt_cmp(const void *a, const void *b)
 	return x->nsid < y->nsid ? -1 : x->nsid > y->nsid;
 }
 
+/*
+ * The folder that holds the block nodes of controller @cname's namespaces:
+ * /sys/class/nvme/@cname, or, where they are multipath heads (the
+ * controller holds only nvme0c0n1-style paths), its subsystem's folder
+ * in /sys/class/nvme-subsystem, whose entries include the controller.
+ * *@heads tells which.
+ */
+static void ns_dir(const char *cname, char *dir, size_t len, bool *heads)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	unsigned int a, b, c;
+	struct dirent *de;
+	bool paths = false;
+	DIR *d;
+
+	*heads = false;
+	snprintf(dir, len, "/sys/class/nvme/%s", cname);
+	d = opendir(dir);
+	if (!d)
+		t_die("opendir %s: %m", dir);
+	while ((de = readdir(d)))
+		paths |= sscanf(de->d_name, "nvme%uc%un%u", &a, &b, &c) == 3;
+	closedir(d);
+	if (!paths)
+		return;
+	d = opendir("/sys/class/nvme-subsystem");
+	if (!d)
+		t_die("opendir /sys/class/nvme-subsystem: %m");
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/nvme-subsystem/%s/%s",
+			 de->d_name, cname);
+		if (!access(path, F_OK)) {
+			snprintf(dir, len, "/sys/class/nvme-subsystem/%s",
+				 de->d_name);
+			*heads = true;
+			break;
+		}
+	}
+	closedir(d);
+	if (!*heads)
+		t_die("%s has multipath namespaces but no subsystem in /sys/class/nvme-subsystem",
+		      cname);
+}
+
 unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 			    unsigned int max)
 {
@@ -502,6 +548,7 @@ unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 	unsigned int nr = 0, ctrl_nr;
 	struct nvme_uring_cmd c;
 	struct dirent *de;
+	bool heads;
 	DIR *d;
 	int fd, ret;
 
@@ -510,7 +557,7 @@ unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 	fd = open(ctrl, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		t_die("open %s: %m", ctrl);
-	snprintf(dir, sizeof(dir), "/sys/class/nvme/%s", cname);
+	ns_dir(cname, dir, sizeof(dir), &heads);
 	d = opendir(dir);
 	if (!d)
 		t_die("opendir %s: %m", dir);
@@ -522,7 +569,12 @@ unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
 
 		/* nvme0n3, not the nvme0c0n3 path of a multipath head */
 		if (sscanf(de->d_name, "nvme%un%u%c", &cn, &ns, &end) != 2 ||
-		    cn != ctrl_nr)
+		    (!heads && cn != ctrl_nr))
+			continue;
+		/* a head with a path through this controller */
+		snprintf(path, sizeof(path), "/sys/class/nvme/%s/nvme%uc%un%u",
+			 cname, cn, ctrl_nr, ns);
+		if (heads && access(path, F_OK))
 			continue;
 		memset(f, 0, sizeof(*f));
 		snprintf(f->name, sizeof(f->name), "%s", de->d_name);

@@ -158,7 +158,9 @@ struct t_nvme_fmt {
 
 /*
  * Every namespace of controller @ctrl (its char device, /dev/nvme0), in
- * nsid order, up to @max of them, identified through the admin ioctl.
+ * nsid order, up to @max of them, identified through the admin ioctl;
+ * where they are multipath heads, the heads (/dev/nvme0n3 of the
+ * subsystem, /dev/ng0n3) and every other head of that subsystem.
  * Returns how many were found; dies if the controller cannot be read.
  */
 unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
