@@ -227,12 +227,32 @@ int t_nvme_cmd(struct io_uring *ring, int fd, __u32 cmd_op,
 }
 
 /* t_nvme_submit_mixed() with reads of @len bytes, @bufs holding nr * len */
+/* the last batch submit_mixed_len() sent, for t_nvme_reap_judged() */
+static struct {
+	unsigned char	*bufs;
+	unsigned int	nr, len;
+	bool		admin;
+	unsigned long long submitted_ms;	/* io_uring_submit() returned */
+} last;
+
+unsigned long long t_nvme_submitted_ms(void)
+{
+	return last.submitted_ms;
+}
+
 static int submit_mixed_len(struct io_uring *ring, const struct t_nvme *n,
 			    unsigned char *bufs, unsigned int nr, bool admin,
 			    unsigned int len)
 {
 	unsigned int i;
+	int ret;
 
+	/* poisoned: a command that moved no data cannot pass for one that did */
+	memset(bufs, 0xa5, (size_t)nr * len);
+	last.bufs = bufs;
+	last.nr = nr;
+	last.len = len;
+	last.admin = admin;
 	for (i = 0; i < nr; i++) {
 		struct io_uring_sqe *sqe = t_get_sqe(ring);
 		unsigned char *b = bufs + (size_t)i * len;
@@ -247,7 +267,9 @@ static int submit_mixed_len(struct io_uring *ring, const struct t_nvme *n,
 			t_nvme_prep(ring, sqe, n->bfd, NVME_URING_CMD_IO, &c, i);
 		}
 	}
-	return io_uring_submit(ring);
+	ret = io_uring_submit(ring);
+	last.submitted_ms = t_now_ms();
+	return ret;
 }
 
 int t_nvme_submit_mixed(struct io_uring *ring, const struct t_nvme *n,
@@ -369,6 +391,144 @@ bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 	}
 	free(seen);
 	return ok;
+}
+
+/* ---- judging commands a fault met ----------------------------------------- */
+
+#define STAMP		4096
+#define ID_LEN		72	/* vid, ssvid, sn, mn, fr: alike on every path */
+
+static unsigned char judge_id[ID_LEN];
+static __u64 judge_bytes;	/* stamped from byte 0 */
+
+static void stamp(unsigned char *b, __u64 blk)
+{
+	t_fill_pattern(b, STAMP, 0x57a70000u ^ (unsigned int)blk);
+	memcpy(b, &blk, sizeof(blk));
+}
+
+void t_nvme_judge_setup(const struct t_nvme *n, unsigned int nr)
+{
+	unsigned char *b, *id = t_alloc(4096);
+	struct nvme_uring_cmd c;
+	unsigned int i, len;
+	size_t chunk;
+	__u64 off, k;
+	int fd, ret;
+
+	judge_bytes = 0;
+	for (i = 0; i < 5; i++) {
+		len = overlap_len(n, nr, i);
+		if ((__u64)nr * len > judge_bytes)
+			judge_bytes = (__u64)nr * len;
+	}
+	/* one write of it all where it fits: a slow device takes it in parallel */
+	chunk = judge_bytes < 64 * 1024 * 1024 ? judge_bytes : 64 * 1024 * 1024;
+	b = t_alloc(chunk);
+	fd = open(n->bdev, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		t_die("open %s O_DIRECT: %m", n->bdev);
+	for (off = 0; off < judge_bytes; off += chunk) {
+		size_t l = judge_bytes - off < chunk ? judge_bytes - off : chunk;
+
+		for (k = 0; k < l / STAMP; k++)
+			stamp(b + k * STAMP, off / STAMP + k);
+		if (pwrite(fd, b, l, off) != (ssize_t)l)
+			t_die("stamping %s at %llu: %m", n->bdev,
+			      (unsigned long long)off);
+	}
+	if (fsync(fd))
+		t_die("fsync %s: %m", n->bdev);
+	close(fd);
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, id);
+	ret = t_nvme_ioctl(n->bfd, NVME_IOCTL_ADMIN_CMD, &c, NULL);
+	if (ret)
+		t_die("Identify Controller on %s: %s", n->bdev,
+		      t_nvme_res_str(ret));
+	memcpy(judge_id, id, ID_LEN);
+	free(b);
+	free(id);
+}
+
+/* NULL if command @i's successful result holds what it must, else why */
+static const char *judge_data(unsigned int i)
+{
+	static unsigned char want[STAMP];
+	const unsigned char *got = last.bufs + (size_t)i * last.len;
+	__u64 k, first = (__u64)i * last.len / STAMP;
+
+	if (last.admin && i % 8 == 7)
+		return memcmp(got, judge_id, ID_LEN) ?
+		       "Identify data differ from the controller's" : NULL;
+	if ((__u64)(i + 1) * last.len > judge_bytes)
+		return "a read beyond the stamped blocks (t_nvme_judge_setup)";
+	for (k = 0; k < last.len / STAMP; k++) {
+		stamp(want, first + k);
+		if (memcmp(got + k * STAMP, want, STAMP))
+			return "read data differ from the blocks' stamps";
+	}
+	return NULL;
+}
+
+bool t_nvme_reap_judged(struct io_uring *ring, const char *what,
+			const int *allowed, struct t_nvme_tally *t)
+{
+	bool *seen = calloc(last.nr, sizeof(*seen));
+	unsigned int bad = 0;
+	bool ok = true;
+	struct t_cqe cqe;
+
+	if (!seen)
+		t_die("calloc: %m");
+	memset(t, 0, sizeof(*t));
+	for (t->done = 0; t->done < last.nr; t->done++) {
+		const char *why = NULL;
+		unsigned int i;
+		const int *a;
+
+		if (t_wait_cqe(ring, &cqe, T_NVME_TIMEOUT_MS)) {
+			ok = false;
+			break;
+		}
+		if (cqe.user_data >= last.nr || seen[cqe.user_data]) {
+			t_error("%s: completion %u of %u: user_data %llu %s", what,
+				t->done + 1, last.nr,
+				(unsigned long long)cqe.user_data,
+				cqe.user_data >= last.nr ? "was never submitted" :
+				"completed twice");
+			ok = false;
+			break;
+		}
+		i = cqe.user_data;
+		seen[i] = true;
+		if (!cqe.res) {
+			t->ok++;
+			why = judge_data(i);
+		} else {
+			if (cqe.res > 0)
+				t->status++;
+			else
+				t->err++;
+			for (a = allowed; *a; a++)
+				if (cqe.res > 0 ? *a > 0 && (cqe.res & 0x7ff) == *a :
+				    cqe.res == *a)
+					break;
+			if (!*a)
+				why = "not a result this fault may give";
+		}
+		if (why && bad++ < 4)
+			t_error("%s: %s %u: %s: %s", what,
+				last.admin && i % 8 == 7 ? "Identify" : "read", i,
+				t_nvme_res_str(cqe.res), why);
+	}
+	if (bad > 4)
+		t_error("%s: %u more commands judged wrong", what, bad - 4);
+	if (ok && !t_cq_empty(ring)) {
+		t_error("%s: a completion beyond the %u submitted", what, last.nr);
+		ok = false;
+	}
+	free(seen);
+	return ok && !bad;
 }
 
 const char *t_nvme_res_str(int res)

@@ -119,6 +119,34 @@ struct t_nvme_tally {
 bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 		 struct t_nvme_tally *t);
 
+/*
+ * When io_uring_submit() of the last t_nvme_submit_overlapping() returned
+ * (t_now_ms()): a fault started less than a device's least latency after
+ * it met every command the device had not completed before.
+ */
+unsigned long long t_nvme_submitted_ms(void);
+
+/* An NVMe status as cqe->res carries it, without DNR and More: libnvme's codes */
+#define T_NVME_SC(sct, sc)	((NVME_SCT_##sct << NVME_SCT_SHIFT) | NVME_SC_##sc)
+
+/*
+ * Before a fault test: stamp every 4 KiB block that @nr commands of
+ * t_nvme_submit_overlapping() can read on @n with a pattern of its own
+ * (destroying that data) and keep the controller's Identify, so that
+ * t_nvme_reap_judged() knows what each successful command must return.
+ */
+void t_nvme_judge_setup(const struct t_nvme *n, unsigned int nr);
+/*
+ * t_nvme_reap() of the last t_nvme_submit_overlapping() after a fault
+ * (@what), each result judged: 0 with the data the command must return
+ * (a read its blocks' stamps, an Identify the controller's vendor, serial,
+ * model and firmware), or one of @allowed, ended by 0: NVMe status codes
+ * (compared without the DNR and More bits) or -errnos. Anything else is
+ * a t_error() naming the command. True if all came once and each passed.
+ */
+bool t_nvme_reap_judged(struct io_uring *ring, const char *what,
+			const int *allowed, struct t_nvme_tally *t);
+
 /* "0", "-22 (EINVAL)" or "0x4001 (Invalid Command Opcode: ...)". */
 const char *t_nvme_res_str(int res);
 /* True if @res is an NVMe status with status code type 0, code @sc. */
@@ -160,7 +188,7 @@ struct t_nvme_fmt {
  * Every namespace of controller @ctrl (its char device, /dev/nvme0), in
  * nsid order, up to @max of them, identified through the admin ioctl;
  * where they are multipath heads, the heads (/dev/nvme0n3 of the
- * subsystem, /dev/ng0n3) and every other head of that subsystem.
+ * subsystem, /dev/ng0n3) with a path through @ctrl.
  * Returns how many were found; dies if the controller cannot be read.
  */
 unsigned int t_nvme_formats(const char *ctrl, struct t_nvme_fmt *out,
