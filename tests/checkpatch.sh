@@ -16,15 +16,17 @@ for dir in patches drivers-nvme; do
 		# construction (each was looked up upstream instead).
 		# An upstream commit carried as such ("commit <sha> upstream.")
 		# keeps upstream's message word for word: b62e0efd8a85 cites a
-		# commit on a line of 76. There checkpatch's long-line check gives
-		# way to ours: over 75 only a line that cites a commit, a tag or
-		# a URL.
+		# commit on a line of 76, 886f35201591 quotes a kernel log. There
+		# checkpatch's long-line check gives way to ours, on our words
+		# only (the "[ uringcmd: ... ]" note): over 75 only a line that
+		# cites a commit, a tag or a URL.
 		ignore=UNKNOWN_COMMIT_ID long=
 		if grep -qE '^commit [0-9a-f]{40} upstream\.$' "$top/$dir/$patch"; then
 			ignore=$ignore,COMMIT_LOG_LONG_LINE
-			long=$(awk '/^---$/ { exit } body && length > 75 &&
+			long=$(awk '/^---$/ { exit } /^\[ uringcmd:/ { ours = 1 }
+				ours && length > 75 &&
 				!/^[0-9a-f]+ \("/ && !/^[A-Za-z-]+: / && !/https?:\/\// { print }
-				/^$/ { body = 1 }' "$top/$dir/$patch")
+				ours && /\]$/ { ours = 0 }' "$top/$dir/$patch")
 		fi
 		if out=$("$checkpatch" --strict --quiet --no-tree --show-types \
 			--ignore "$ignore" \
