@@ -50,6 +50,12 @@ RUN_BZIMAGE := $(RUN_KOBJ)/arch/x86/boot/bzImage
 BOOT_DEP  := kernel
 RUN_DEP   := run-kernel
 endif
+# KVM=1: every guest of every target under KVM instead of TCG's emulation
+# (qemu/run-nvme.sh honours UC_KVM in its environment). A host whose
+# /dev/kvm cannot boot a guest (nested KVM on some) is told so in 30 s.
+ifeq ($(KVM),1)
+export UC_KVM := 1
+endif
 HEADERS   := $(BUILD)/headers
 RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 
@@ -93,6 +99,7 @@ help:
 	@echo "make shell           a root shell in the guest, with make check's namespaces"
 	@echo '                     run, check, test, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
+	@echo '                     every target that boots: KVM=1 runs the guest under KVM'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make repin           pin the newest linux-source-6.1 (if both series apply) and fio'
 	@echo 'make tree            extract linux-source-6.1 into build/linux, apply both series'

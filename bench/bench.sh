@@ -27,6 +27,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 boots=${BENCH_BOOTS:-3} n=${BENCH_N:-20000} pairs=${BENCH_PAIRS:-32}
 slice=${BENCH_SLICE:-2000} profile=${BENCH_PROFILE:-1}
 accel=tcg kvm=() kernel=$top/build/linux/obj/arch/x86/boot/bzImage
+# make bench KVM=1 (UC_KVM=1): as --kvm, and the report says KVM
+[ "${UC_KVM:-0}" != 1 ] || { accel=kvm; kvm=(--kvm); }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--boots) boots=$2; shift ;;
@@ -60,8 +62,11 @@ for k in $(seq 1 "$boots"); do
 		--append "$cmdline" --timeout 3600 --results "$scratch-$k" -- \
 		env BENCH_N="$n" BENCH_PAIRS="$pairs" BENCH_SLICE="$slice" \
 		BENCH_ACCEL="$accel" "$top/bench/run.sh" \
-		"$top/build/bench" /run/results/boot.json "$k" ||
+		"$top/build/bench" /run/results/boot.json "$k" || {
+		# no run of half its boots left among bench/results' runs
+		rm -rf "$dir"
 		die "boot $k failed (see $scratch-$k/console.log)"
+	}
 	cp "$scratch-$k/boot.json" "$dir/boot-$k.json"
 done
 

@@ -57,7 +57,11 @@ in /proc/config.gz in the guest.
                         the tests need; make run: kernel/run.config, what
                         the demo needs)
       --any-config      boot even if the kernel's config lacks options
-      --kvm             use KVM (default: TCG; nested KVM hangs on CI machines)
+      --kvm             use KVM (default: TCG; UC_KVM=1 in the environment,
+                        as make's KVM=1 sets it, does the same). A guest
+                        that prints nothing in UC_KVM_BOOT_WAIT seconds
+                        (30) is ended, and the message says to run without
+                        it (nested KVM hangs on some hosts)
       --mem MB          guest memory (default 2048)
       --cpus N          guest CPUs (default 2)
       --results DIR     writable share, /run/results in the guest (default: a
@@ -75,6 +79,8 @@ kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
 any_config=0 needs=$top/kernel/guest.config
 accel=tcg mem=2048 cpus=2 results='' append=
+# make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
+[ "${UC_KVM:-0}" != 1 ] || accel=kvm
 
 die() { printf 'run-nvme.sh: %s\n' "$*" >&2; exit 125; }
 
@@ -330,6 +336,22 @@ share results "$results"
 nvme_args
 qargs+=(-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000 ro init=$top/qemu/guest-init.sh panic=-1 loglevel=4 uringcmd.top=$top $append")
 
+# Under KVM a kernel prints its first console line within a second or two;
+# a guest silent for UC_KVM_BOOT_WAIT seconds (30) is one that nested KVM
+# hangs before it prints anything: end it and say what to use instead.
+kvm_boot_wait=${UC_KVM_BOOT_WAIT:-30}
+kvm_watch() { # qemu-pid
+	local i
+	rm -f "$results/kvm-silent"
+	for ((i = 0; i < kvm_boot_wait; i++)); do
+		sleep 1
+		[ ! -s "$results/console.log" ] || return 0
+		kill -0 "$1" 2>/dev/null || return 0
+	done
+	touch "$results/kvm-silent"
+	kill "$1" 2>/dev/null || true
+}
+
 agent=
 if [ "$qmp_agent" = 1 ]; then
 	rm -rf "$results/qmp"
@@ -351,8 +373,16 @@ else
 	printf '==> boot: %s under QEMU %s, console in %s\n' "${kernel##*/}" \
 		"$([ "$accel" = kvm ] && echo KVM || echo 'TCG (a minute to boot, more on a debug kernel)')" \
 		"$results/console.log" >&2
-	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null || status=$?
+	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null &
+	qemu_pid=$!
+	[ "$accel" != kvm ] || kvm_watch "$qemu_pid"
+	wait "$qemu_pid" || status=$?
 	printf '==> boot: guest done in %s s\n' "$(( $(date +%s) - boot_t0 ))" >&2
+fi
+if [ -f "$results/kvm-silent" ]; then
+	printf 'run-nvme.sh: the guest printed nothing in %s s under KVM: /dev/kvm is there, but a guest does not boot with it (nested KVM hangs on some hosts). Run without KVM=1 (or --kvm): QEMU then emulates the CPU (TCG, the default), slower but everywhere.\n' \
+		"$kvm_boot_wait" >&2
+	exit 125
 fi
 if [ -n "$agent" ]; then
 	kill "$agent" 2>/dev/null || true

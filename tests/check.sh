@@ -48,7 +48,8 @@ gate() {
 # against it, KERNEL= with a foreign kernel's config, make run as a first
 # one meets it (kernel/run.config's kernel, one boot; not with
 # --given-kernel, make check KERNEL=, which builds no kernel). In both
-# runs: make shell through a pty, on this run's kernel.
+# runs: make shell through a pty, on this run's kernel; in the plain one,
+# KVM=1 through the targets that boot (tests/host/kvm.sh).
 if [ "$gates" = 1 ]; then
 	gate check_accounting "$top/tests/host/check_accounting.sh"
 	gate run_harness "$top/tests/host/run_harness.sh"
@@ -63,6 +64,7 @@ if [ "$gates" = 1 ]; then
 	[ "$given" = 1 ] || gate make_run "$top/tests/host/make_run.sh"
 fi
 gate make_shell "$top/tests/host/make_shell.sh" --kernel "$kernel" --results "$results/make_shell"
+[ "$gates" = 0 ] || gate kvm "$top/tests/host/kvm.sh" --kernel "$kernel"
 
 # guest NAME TAG RUN-NVME-OPTIONS... -- RUN.SH-ENV...: one boot running
 # tests/run.sh strictly (TEST_STRICT=1: a missing default device or kernel
