@@ -470,6 +470,14 @@ static const char *judge_data(unsigned int i)
 	return NULL;
 }
 
+/* @res (an NVMe status) is @want, or of its type for T_NVME_SCT_ANY() */
+static bool status_in(int res, int want)
+{
+	if ((want & 0xff) == 0xff)
+		return (res & 0x700) == (want & 0x700);
+	return (res & 0x7ff) == want;
+}
+
 bool t_nvme_reap_judged(struct io_uring *ring, const char *what,
 			const int *allowed, struct t_nvme_tally *t)
 {
@@ -510,7 +518,7 @@ bool t_nvme_reap_judged(struct io_uring *ring, const char *what,
 			else
 				t->err++;
 			for (a = allowed; *a; a++)
-				if (cqe.res > 0 ? *a > 0 && (cqe.res & 0x7ff) == *a :
+				if (cqe.res > 0 ? *a > 0 && status_in(cqe.res, *a) :
 				    cqe.res == *a)
 					break;
 			if (!*a)

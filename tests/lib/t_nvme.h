@@ -128,6 +128,8 @@ unsigned long long t_nvme_submitted_ms(void);
 
 /* An NVMe status as cqe->res carries it, without DNR and More: libnvme's codes */
 #define T_NVME_SC(sct, sc)	((NVME_SCT_##sct << NVME_SCT_SHIFT) | NVME_SC_##sc)
+/* For t_nvme_reap_judged(): any status of that type (e.g. PATH, 3h) */
+#define T_NVME_SCT_ANY(sct)	((NVME_SCT_##sct << NVME_SCT_SHIFT) | 0xff)
 
 /*
  * Before a fault test: stamp every 4 KiB block that @nr commands of
@@ -142,7 +144,8 @@ void t_nvme_judge_setup(const struct t_nvme *n, unsigned int nr);
  * (a read its blocks' stamps, an Identify the controller's vendor, serial,
  * model and firmware), or one of @allowed, ended by 0: NVMe status codes
  * (compared without the DNR and More bits) or -errnos. Anything else is
- * a t_error() naming the command. True if all came once and each passed.
+ * a t_error() naming the command (T_NVME_SCT_ANY() takes every code of a
+ * status type). True if all came once and each passed.
  */
 bool t_nvme_reap_judged(struct io_uring *ring, const char *what,
 			const int *allowed, struct t_nvme_tally *t);
