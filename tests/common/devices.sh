@@ -57,6 +57,16 @@ setup_loops() {
 	make_part_loop "$loop_mnt/part.img"
 }
 
+# wait_node NODE: wait up to 5 s for the block node NODE (a partition
+# that a rescan is making); 0 once it is there, 1 if it never came
+wait_node() {
+	for _ in $(seq 50); do
+		[ -b "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # make_part_loop FILE: a loop device with partscan (losetup -P) over FILE
 # holding an MS-DOS label with one partition, 2048 to 129023 (62 MiB):
 # its node, part_dev, goes to the block tests and the fuzzer.
@@ -71,11 +81,7 @@ make_part_loop() {
 		missing "setup[loop-part]" "a partitioned loop device over $file: $(tail -n 1 "$err")" "$err"
 		return 0
 	fi
-	for _ in $(seq 50); do
-		[ -b "${part_loop}p1" ] && break
-		sleep 0.1
-	done
-	if [ -b "${part_loop}p1" ]; then
+	if wait_node "${part_loop}p1"; then
 		part_dev=${part_loop}p1
 		note "partition $part_dev of a loop device with partscan"
 	else

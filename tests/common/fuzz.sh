@@ -31,11 +31,7 @@ label_scratch() {
 		fail_step "setup[fuzz-scratch]" "labelling $dev: $(tail -n 1 "$err")" "$err"
 		return 0
 	fi
-	for _ in $(seq 50); do
-		[ -b "${dev}p1" ] && break
-		sleep 0.1
-	done
-	if [ -b "${dev}p1" ]; then
+	if wait_node "${dev}p1"; then
 		scratch_part=${dev}p1
 	else
 		fail_step "setup[fuzz-scratch]" "no ${dev}p1 after labelling $dev"
