@@ -21,7 +21,8 @@
 #             nvme_bdev_faults on the slow namespace's
 #   fabrics_* once, on the slow namespace's head, after the nvme_bdev_*
 #   uring_fuzz  once, over NVME_DEV NVME_CHAR NVME_CTRL NULLB_DEV, the
-#             loop devices and the formatted namespaces (TEST_NVME_NS_COUNT)
+#             loop devices and the formatted namespaces (TEST_NVME_NS_COUNT),
+#             discarding on the discarding null_blk (--discard)
 #             (TEST_FUZZ_COUNT commands, TEST_FUZZ_SEED), with failslab
 #             where the kernel has it; with TEST_FUZZ_NVMET=1 once more
 #             over the nvmet head node, its ng and its two controllers
@@ -137,6 +138,7 @@ nskip=0
 loop_mnt=
 loop_devs=()
 nullb_md=
+nullb_md_dev=
 nullb_bio=
 part_loop=
 part_dev=
@@ -541,6 +543,9 @@ for bin in "$bindir"/*; do
 				${fuzz_formats[@]+"${fuzz_formats[@]}"}; do
 				[ -e "$dev" ] && fuzz_targets+=("$dev")
 			done
+			# the discarding null_blk: nothing reads it after the
+			# block tests, so the fuzzer's discards may go there
+			[ -z "$nullb_md_dev" ] || fuzz_scratch+=(--discard "$nullb_md_dev")
 		fi
 		fuzz_opts "${TEST_FUZZ_COUNT:-20000}" "${TEST_FUZZ_PER_RING:-}"
 		# a long run of many commands: three test timeouts

@@ -90,9 +90,10 @@ make_part_loop() {
 }
 
 # A memory-backed null_blk that discards, made through configfs: the
-# module's /dev/nullb0 discards nothing, so the discard tests need this one.
+# module's /dev/nullb0 discards nothing, so the discard tests need this one;
+# nullb_md_dev is its node (the fuzzer discards there, after the tests).
 setup_nullb_discard() {
-	local cfg=/sys/kernel/config/nullb d attr nullb_md_dev
+	local cfg=/sys/kernel/config/nullb d attr
 	if [ ! -d "$cfg" ]; then
 		mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 	fi
@@ -123,6 +124,7 @@ setup_nullb_discard() {
 		block_devs+=("$nullb_md_dev")
 	else
 		missing "setup[nullb-discard]" "no $nullb_md_dev after powering $d on"
+		nullb_md_dev=
 	fi
 }
 

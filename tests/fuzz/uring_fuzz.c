@@ -3,7 +3,7 @@
 /*
  * Usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]
  *                   [--scratch /dev/nvmeXnY] [--failslab N] [--per-ring N]
- *                   [-v] TARGET...
+ *                   [--discard BLOCKDEV]... [--drain] [-v] TARGET...
  *
  * TARGETs are paths: block nodes, char nodes (/dev/ngXnY, /dev/nvmeX),
  * regular files. The fuzzer adds a pipe, a temporary file and sockets of
@@ -13,13 +13,17 @@
  * tearing it down many times, and sends N random IORING_OP_URING_CMDs in
  * batches of 1..32: random or known cmd_op, random struct nvme_uring_cmd
  * and struct block_uring_cmd fields, good and bad pointers and lengths,
- * sqe->flags, uring_cmd_flags, registered buffers and files.
+ * sqe->flags, uring_cmd_flags, registered buffers and files; and
+ * BLOCK_URING_CMD_DISCARD with good and bad ranges and fields.
  *
  * Every SQE must give exactly one CQE (user_data is the command's sequence
  * number), within --timeout-ms (30 s, or $TEST_CQE_TIMEOUT_MS if larger);
  * a CQE32's second extra word and, for non-NVMe commands, its first must be
- * zero. Anything else fails the run with the seed and the command's
- * description. The same seed and count send the same commands.
+ * zero. Each result must be one the entry point gives for that cmd_op on
+ * that kind of file (expect_of(): exactly one errno where the SQE decides
+ * it, such as every discard on a block node); a block query's answer
+ * equals the ioctl's. Anything else fails the run with the seed and the
+ * command's description. The same seed and count send the same commands.
  *
  * Safety: NVMe admin commands that change the controller or the media are
  * rewritten to Identify (admin_deny[]); NVMe I/O commands that are not
@@ -28,7 +32,11 @@
  * the host never says more than the kernel maps for it (nvme_dma_guard():
  * the device would write past the buffer). Random timeouts are kept long
  * (no command times out into a controller reset). ioctl() is called only
- * to read the controller's effects log at start.
+ * to read the controller's effects log and the block nodes' answers at
+ * start. Discards destroy data only on the --discard devices and the
+ * --scratch namespace's block nodes; on any other device that discards,
+ * one sent to the read-write open goes to its read-only open instead
+ * (-EBADF), or with its length emptied (discard_sanitize()).
  *
  * --failslab N: N more commands after the --count ones, with the kernel's
  * failslab fault injection (CONFIG_FAILSLAB, debugfs) failing a share of
@@ -214,6 +222,17 @@ struct target {
 	bool		ext;		/* ...inside the data (extended LBAs) */
 	__u64		nlb;
 	unsigned long	cmds;
+	bool		rw;		/* opened O_RDWR */
+	int		ro_twin;	/* tg[] index of its O_RDONLY open, or -1 */
+	/* block nodes: what BLOCK_URING_CMD_DISCARD checks */
+	bool		discards;	/* queue/discard_max_bytes != 0 */
+	bool		discard_ok;	/* may be destroyed: --discard, --scratch */
+	bool		ro_dev;		/* BLKROGET */
+	__u64		bytes;		/* BLKGETSIZE64 */
+	__u32		blksz;		/* BLKSSZGET */
+	/* sockets: the protocol answers SIOCINQ/SIOCOUTQ; a listener */
+	bool		sock_karg;
+	bool		sock_listen;
 	bool		have_cse;	/* acs/iocs from the effects log */
 	/* block nodes: each query's ioctl answer at open (0 or -errno) */
 	int		q_err[URINGCMD_NR_BLOCK_QUERIES];
@@ -231,6 +250,14 @@ static unsigned int ntg;
 
 static const char *scratch_path;
 static char scratch_key[NAME_MAX + 1];
+/* --discard: block devices nothing else reads, discards allowed there */
+#define MAX_DESTROY	8
+static const char *destroy_paths[MAX_DESTROY];
+static unsigned int ndestroy;
+/* tg[] indexes of the read-write opens that discards may destroy */
+static unsigned int destroyable[MAX_TARGETS], ndestroyable;
+static unsigned long n_discard_ro;	/* discards sent to a read-only twin */
+static unsigned long n_discards, n_discards_done;	/* on block nodes; res 0 */
 
 /* nvmeXnY of a block or char node (a partition: its disk), or "". */
 static void nvme_key(const struct stat *st, char *key, size_t len, bool *ctrl)
@@ -319,6 +346,7 @@ static struct target *add_target(const char *name, int fd, enum tkind kind)
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->fd = fd;
 	t->kind = kind;
+	t->ro_twin = -1;
 	return t;
 }
 
@@ -363,7 +391,52 @@ static void cache_queries(struct target *t)
 					    &t->q_val[i]);
 }
 
-static void open_path(const char *path)
+/*
+ * Whether a block node's disk discards (queue/discard_max_bytes, a
+ * partition's from its disk); one whose answer cannot be read counts as
+ * discarding, so that the fuzzer treats it as one it could destroy.
+ */
+static bool bdev_discards(const struct stat *st)
+{
+	char link[64], real[PATH_MAX], p[PATH_MAX + 32], *base;
+	__u64 v;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st->st_rdev), minor(st->st_rdev));
+	if (!realpath(link, real))
+		return true;
+	snprintf(p, sizeof(p), "%s/partition", real);
+	if (!access(p, F_OK)) {
+		base = strrchr(real, '/');
+		if (base)
+			*base = 0;
+	}
+	snprintf(p, sizeof(p), "%s/queue/discard_max_bytes", real);
+	return t_read_u64(p, &v) || v;
+}
+
+/* What BLOCK_URING_CMD_DISCARD looks at, through the ioctls. */
+static void discard_info(struct target *t, const struct stat *st,
+			 bool destroy)
+{
+	__u64 bytes = 0;
+	int ro = 1, ssz = 512;
+
+	t->discards = bdev_discards(st);
+	t->discard_ok = destroy || t->scratch;
+	if (ioctl(t->fd, BLKGETSIZE64, &bytes) ||
+	    ioctl(t->fd, BLKSSZGET, &ssz) || ioctl(t->fd, BLKROGET, &ro))
+		t_die("%s: the size, block size or read-only flag: %m", t->name);
+	t->bytes = bytes;
+	t->blksz = ssz;
+	t->ro_dev = ro;
+}
+
+/*
+ * @destroy: a block device whose data the fuzzer may discard (--discard);
+ * the --scratch namespace's block nodes may be discarded too.
+ */
+static void open_path(const char *path, bool destroy)
 {
 	static const struct { int flags; const char *tag; } modes[] = {
 		{ O_RDWR, "rw" }, { O_RDONLY, "ro" },
@@ -374,7 +447,7 @@ static void open_path(const char *path)
 	bool ctrl = false;
 	char key[NAME_MAX + 1] = "";
 	size_t i;
-	int fd, opened = 0;
+	int fd, opened = 0, rw = -1;
 
 	if (stat(path, &st)) {
 		t_info("# %s: %s, left out", path, strerror(errno));
@@ -401,6 +474,11 @@ static void open_path(const char *path)
 		if (!t)
 			return;
 		opened++;
+		t->rw = modes[i].flags == O_RDWR;
+		if (t->rw)
+			rw = t - tg;
+		else if (rw >= 0)
+			tg[rw].ro_twin = t - tg;
 		t->nvme_ctrl = ctrl;
 		if (key[0]) {
 			t->nvme_ns = true;
@@ -411,17 +489,32 @@ static void open_path(const char *path)
 		}
 		if (t->nvme_ns || t->nvme_ctrl)
 			nvme_effects(t);
-		if (kind == TK_BLOCK)
+		if (kind == TK_BLOCK) {
 			cache_queries(t);
+			discard_info(t, &st, destroy);
+		}
 	}
 	if (!opened)
 		t_info("# %s: cannot open: %s, left out", path, strerror(errno));
 }
 
-static void add_fd(const char *name, int fd, enum tkind kind)
+static struct target *add_fd(const char *name, int fd, enum tkind kind)
 {
-	if (fd >= 0)
-		add_target(name, fd, kind);
+	return fd >= 0 ? add_target(name, fd, kind) : NULL;
+}
+
+/*
+ * A socket whose protocol answers SIOCINQ/SIOCOUTQ through ->ioctl_karg()
+ * (tcp, udp, udplite, raw).
+ */
+static void add_sock(const char *name, int fd, bool listening)
+{
+	struct target *t = add_fd(name, fd, TK_SOCK);
+
+	if (!t)
+		return;
+	t->sock_karg = true;
+	t->sock_listen = listening;
 }
 
 /* A connected pair on loopback through a listener; bytes left unread. */
@@ -455,7 +548,7 @@ static void tcp_pair(int fam, const char *tag)
 		return;
 	}
 	snprintf(name, sizeof(name), "tcp%s-listen", tag);
-	add_fd(name, l, TK_SOCK);
+	add_sock(name, l, true);
 	c = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c < 0)
 		return;
@@ -472,9 +565,9 @@ static void tcp_pair(int fam, const char *tag)
 	    write(s, "unread reply", 12) < 0)
 		t_info("# tcp%s: write: %s", tag, strerror(errno));
 	snprintf(name, sizeof(name), "tcp%s-client", tag);
-	add_fd(name, c, TK_SOCK);
+	add_sock(name, c, false);
 	snprintf(name, sizeof(name), "tcp%s-server", tag);
-	add_fd(name, s, TK_SOCK);
+	add_sock(name, s, false);
 }
 
 /* A datagram socket bound on loopback with one datagram to itself queued. */
@@ -504,7 +597,7 @@ static int dgram_self(int fam, int proto, const char *name)
 	if (!bind(fd, (struct sockaddr *)&ss, sl) &&
 	    !getsockname(fd, (struct sockaddr *)&ss, &sl))
 		(void)!sendto(fd, "dgram", 5, 0, (struct sockaddr *)&ss, sl);
-	add_fd(name, fd, TK_SOCK);
+	add_sock(name, fd, false);
 	return fd;
 }
 
@@ -532,7 +625,7 @@ static void udp6_addrform(int v4fd)
 		close(fd);
 		return;
 	}
-	add_fd("udp6-addrform-v4", fd, TK_SOCK);
+	add_sock("udp6-addrform-v4", fd, false);
 }
 
 static void own_targets(void)
@@ -554,17 +647,17 @@ static void own_targets(void)
 	}
 	tcp_pair(AF_INET, "4");
 	tcp_pair(AF_INET6, "6");
-	add_fd("tcp4-unconnected", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), TK_SOCK);
-	add_fd("tcp6-unconnected", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), TK_SOCK);
+	add_sock("tcp4-unconnected", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), false);
+	add_sock("tcp6-unconnected", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), false);
 	u4 = dgram_self(AF_INET, 0, "udp4");
 	dgram_self(AF_INET6, 0, "udp6");
 	dgram_self(AF_INET, IPPROTO_UDPLITE, "udplite4");
 	dgram_self(AF_INET6, IPPROTO_UDPLITE, "udplite6");
 	udp6_addrform(u4);
-	add_fd("raw4-icmp", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), TK_SOCK);
-	add_fd("raw4-raw", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), TK_SOCK);
-	add_fd("raw6-icmp6", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), TK_SOCK);
-	add_fd("raw6-udp", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP), TK_SOCK);
+	add_sock("raw4-icmp", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), false);
+	add_sock("raw4-raw", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), false);
+	add_sock("raw6-icmp6", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), false);
+	add_sock("raw6-udp", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP), false);
 	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		(void)!write(sv[0], "unix", 4);
 		add_fd("unix-stream-a", sv[0], TK_SOCK);
@@ -894,6 +987,11 @@ struct slot {
 	enum ptrk	addr_k, md_k;
 	bool		rewritten;	/* the NVMe safety filter changed it */
 	bool		extra_fields;	/* sqe->addr, len, ioprio set at random */
+	__u16		ioprio;		/* what sqe->ioprio, len and file_index */
+	__u32		sqe_len;	/* (splice_fd_in) carry */
+	__u32		file_index;
+	__u64		dstart;		/* a discard's sqe->addr */
+	bool		in_chain;	/* linked, or linked to: may be cancelled */
 	bool		clean_query;	/* a block query that must be answered */
 	bool		done;
 	struct iovec	*iov;		/* IO_VEC/ADMIN_VEC array, kept till reaped */
@@ -914,9 +1012,19 @@ static const char *op_name(__u32 op)
 	case BLOCK_URING_CMD_IOCTL: return "BLOCK_URING_CMD_IOCTL";
 	case SOCKET_URING_OP_SIOCINQ: return "SOCKET_URING_OP_SIOCINQ";
 	case SOCKET_URING_OP_SIOCOUTQ: return "SOCKET_URING_OP_SIOCOUTQ";
+	case BLOCK_URING_CMD_DISCARD: return "BLOCK_URING_CMD_DISCARD";
 	}
 	snprintf(b, sizeof(b), "%#x", op);
 	return b;
+}
+
+/* A discard's length: sqe->addr3, the first 8 bytes of sqe->cmd */
+static __u64 discard_len(const struct slot *s)
+{
+	__u64 len;
+
+	memcpy(&len, s->cmd, sizeof(len));
+	return len;
 }
 
 static const char *describe(const struct slot *s, const struct ring *r)
@@ -952,6 +1060,12 @@ static const char *describe(const struct slot *s, const struct ring *r)
 			 " block{ioctl_cmd %#x flags %#x addr %#llx (%s)}",
 			 c.ioctl_cmd, c.flags, (unsigned long long)c.addr,
 			 ptr_names[s->addr_k]);
+	} else if (s->cmd_op == BLOCK_URING_CMD_DISCARD) {
+		snprintf(b + n, sizeof(b) - n,
+			 " discard{start %#llx len %#llx ioprio %#x len %#x file_index %#x}",
+			 (unsigned long long)s->dstart,
+			 (unsigned long long)discard_len(s), s->ioprio,
+			 s->sqe_len, s->file_index);
 	} else {
 		int i;
 
@@ -1321,8 +1435,84 @@ static void nvme_sanitize(struct slot *s, const struct target *t)
 static const __u32 known_ops[] = {
 	NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC, NVME_URING_CMD_ADMIN,
 	NVME_URING_CMD_ADMIN_VEC, BLOCK_URING_CMD_IOCTL,
-	SOCKET_URING_OP_SIOCINQ, SOCKET_URING_OP_SIOCOUTQ,
+	BLOCK_URING_CMD_DISCARD, SOCKET_URING_OP_SIOCINQ,
+	SOCKET_URING_OP_SIOCOUTQ,
 };
+
+/*
+ * A discard's range (sqe->addr, and sqe->addr3 in the payload): half of
+ * them well-formed, inside the device and aligned to its logical block
+ * size, from one block to all of it; the others misaligned, empty, past
+ * the end, wrapping around, or random. Bytes of sqe->cmd past addr3 are
+ * not the discard's: sometimes set, for the kernel to ignore.
+ */
+static void gen_discard(struct slot *s, const struct target *t)
+{
+	__u64 bs = t->kind == TK_BLOCK && t->blksz ? t->blksz : 512;
+	__u64 size = t->kind == TK_BLOCK ? t->bytes : 1 << 20;
+	__u64 nblk = size / bs, start, len;
+	unsigned int i;
+
+	start = below(nblk) * bs;
+	len = (1 + below(pct(80) ? 256 : nblk)) * bs;
+	if (pct(3)) {
+		start = 0;
+		len = size;
+	}
+	if (len > size - start)
+		len = size - start;
+	switch (below(12)) {
+	case 6:
+		start += 1 + below(bs - 1);
+		break;
+	case 7:
+		len += 1 + below(bs - 1);
+		break;
+	case 8:
+		len = 0;
+		break;
+	case 9:		/* ends past the device, or starts at its end */
+		if (pct(50))
+			len = size - start + bs * (1 + below(8));
+		else
+			start = size;
+		break;
+	case 10:	/* start + len wraps around */
+		len = -(start & ~(bs - 1)) - bs * below(2);
+		if (!start)
+			start = bs;
+		break;
+	case 11:
+		start = rnd64();
+		len = rnd64();
+		break;
+	default:
+		break;
+	}
+	s->dstart = start;
+	memcpy(s->cmd, &len, sizeof(len));
+	if (pct(10))
+		for (i = sizeof(len); i < s->cmdlen; i++)
+			s->cmd[i] = (unsigned char)rnd32();
+}
+
+/*
+ * A discard through a read-write open of a device that discards and whose
+ * data other tests still read (anything but --discard and --scratch) must
+ * not destroy it: gen_cmd() sends such a discard through the device's
+ * read-only open (-EBADF); where it cannot (no read-only open, or a
+ * read-only device, -EPERM), its length becomes 0 here (-EINVAL before any
+ * bio, whatever the kernel checks first). The last word, after every
+ * mutation of the payload.
+ */
+static void discard_sanitize(struct slot *s, const struct target *t)
+{
+	if (s->cmd_op != BLOCK_URING_CMD_DISCARD || t->kind != TK_BLOCK ||
+	    !t->rw || !t->discards || t->discard_ok)
+		return;
+	memset(s->cmd, 0, sizeof(__u64));
+	s->rewritten = true;
+}
 
 static __u32 pick_cmd_op(const struct target *t)
 {
@@ -1344,6 +1534,8 @@ static __u32 pick_cmd_op(const struct target *t)
 		return PICK(known_ops) ^ (1U << below(32));
 	if (r < 25)
 		return PICK(known_ops);
+	if (t->kind == TK_BLOCK && t->discard_ok && pct(t->nvme_ns ? 20 : 60))
+		return BLOCK_URING_CMD_DISCARD;
 	if (t->nvme_ns && t->kind == TK_BLOCK)
 		return PICK(nvme_ns_ops);
 	if (t->nvme_ns)		/* ngXnY: no block queries there */
@@ -1351,7 +1543,8 @@ static __u32 pick_cmd_op(const struct target *t)
 	if (t->nvme_ctrl)
 		return PICK(nvme_ctrl_ops);
 	if (t->kind == TK_BLOCK)
-		return pct(85) ? BLOCK_URING_CMD_IOCTL : PICK(known_ops);
+		return pct(70) ? BLOCK_URING_CMD_IOCTL :
+		       pct(40) ? BLOCK_URING_CMD_DISCARD : PICK(known_ops);
 	if (t->kind == TK_SOCK)
 		return pct(50) ? SOCKET_URING_OP_SIOCINQ : SOCKET_URING_OP_SIOCOUTQ;
 	return PICK(known_ops);
@@ -1415,8 +1608,22 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 
 	s->seq = seq;
 	s->tgt = below(ntg);
+	if (ndestroyable && pct(4))	/* few targets, many discards */
+		s->tgt = destroyable[below(ndestroyable)];
 	t = &tg[s->tgt];
 	s->cmd_op = pick_cmd_op(t);
+	/*
+	 * See discard_sanitize(): the read-only open, whatever the range; but
+	 * a read-only device's read-write open keeps it (-EPERM, checked
+	 * before the range, which discard_sanitize() empties)
+	 */
+	if (s->cmd_op == BLOCK_URING_CMD_DISCARD && t->kind == TK_BLOCK &&
+	    t->rw && t->discards && !t->discard_ok && !t->ro_dev &&
+	    t->ro_twin >= 0) {
+		s->tgt = t->ro_twin;
+		t = &tg[s->tgt];
+		n_discard_ro++;
+	}
 	s->cmdlen = r->big_sqe ? 80 : 16;
 	s->rewritten = false;
 	s->done = false;
@@ -1455,6 +1662,8 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 			c.addr = (__u64)(uintptr_t)&answers[s - slots];
 		answers[s - slots] = 0x5c5c5c5c5c5c5c5cULL;
 		memcpy(s->cmd, &c, sizeof(c));
+	} else if (s->cmd_op == BLOCK_URING_CMD_DISCARD) {
+		gen_discard(s, t);
 	} else if (pct(50)) {
 		for (i = 0; i < s->cmdlen; i++)
 			s->cmd[i] = (unsigned char)rnd32();
@@ -1467,6 +1676,7 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 			s->cmd[below(s->cmdlen)] ^= 1U << below(8);
 	}
 	nvme_sanitize(s, t);
+	discard_sanitize(s, t);
 
 	/* sqe->flags: no CQE_SKIP_SUCCESS (one CQE per SQE is the rule) */
 	if (pct(25))
@@ -1498,6 +1708,9 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 	if (s->fixed_file)
 		f |= IOSQE_FIXED_FILE;
 	s->sqe_flags = f;
+	s->in_chain = (f & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)) ||
+		      (s > slots &&
+		       (s[-1].sqe_flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)));
 	s->pad1 = pct(2) ? 1 + below(0xffff) : 0;
 	s->personality = pct(1) ? 1 + below(8) : 0;
 
@@ -1512,13 +1725,37 @@ static void gen_cmd(struct ring *r, struct io_uring_sqe *sqe, struct slot *s,
 	sqe->personality = s->personality;
 	sqe->user_data = seq;
 	s->extra_fields = false;
+	s->ioprio = 0;
+	s->sqe_len = 0;
+	s->file_index = 0;
+	if (s->cmd_op == BLOCK_URING_CMD_DISCARD)
+		sqe->addr = s->dstart;
 	if (pct(5)) {	/* fields uring_cmd does not use */
 		s->extra_fields = true;
-		sqe->addr = rnd64();
-		sqe->len = rnd32();
-		sqe->ioprio = (__u16)rnd32();
-		sqe->splice_fd_in = (__s32)rnd32();
+		if (s->cmd_op != BLOCK_URING_CMD_DISCARD)
+			sqe->addr = rnd64();
+		s->sqe_len = rnd32();
+		s->ioprio = (__u16)rnd32();
+		s->file_index = rnd32();
+	} else if (s->cmd_op == BLOCK_URING_CMD_DISCARD) {
+		/* one field at a time, as block_discard.c sets them */
+		switch (below(30)) {
+		case 0:
+			s->ioprio = 1 + below(0xfffe);
+			break;
+		case 1:
+			s->sqe_len = 1 + below(1 << 20);
+			break;
+		case 2:
+			s->file_index = 1 + below(64);
+			break;
+		default:
+			break;
+		}
 	}
+	sqe->ioprio = s->ioprio;
+	sqe->len = s->sqe_len;
+	sqe->file_index = s->file_index;
 	memcpy(sqe->cmd, s->cmd, s->cmdlen);
 	s->clean_query = is_clean_query(s, t, r);
 }
@@ -1565,11 +1802,12 @@ static void summary(unsigned long long ms)
 	for (j = 0; j < 5 && top[j]; j++)
 		n += snprintf(hist + n, sizeof(hist) - n, "%s%s %lu",
 			      j ? ", " : "", t_errname(topi[j]), top[j]);
-	t_info("%lu commands in %.1f s (%.0f/s) on %u targets, %u rings (plain %lu, sqe128 %lu, iopoll %lu, sqpoll %lu): res 0 %lu, res > 0 %lu, NVMe status %lu; errno: %s; NVMe safety rewrites %lu",
+	t_info("%lu commands in %.1f s (%.0f/s) on %u targets, %u rings (plain %lu, sqe128 %lu, iopoll %lu, sqpoll %lu): res 0 %lu, res > 0 %lu, NVMe status %lu; errno: %s; discards %lu (res 0 %lu, %lu sent through a read-only open); safety rewrites %lu",
 	       n_cmds, ms / 1000.0, ms ? n_cmds * 1000.0 / ms : 0.0, ntg,
 	       nrings, kind_cmds[R_PLAIN], kind_cmds[R_BIG],
 	       kind_cmds[R_IOPOLL], kind_cmds[R_SQPOLL], n_ok, n_pos,
-	       n_nvme_status, hist[0] ? hist : "none", n_rewritten);
+	       n_nvme_status, hist[0] ? hist : "none", n_discards,
+	       n_discards_done, n_discard_ro, n_rewritten);
 }
 
 /* ---- failslab --------------------------------------------------------------- */
@@ -1666,55 +1904,255 @@ static unsigned long count = 100000;
 static bool verbose;
 
 /*
- * The errnos each entry point may complete a command with, from the ABI
- * (Documentation/userspace-api/io_uring_cmd.rst of the series, and 6.1's
- * io_uring for what it refuses before any file sees the command).
+ * What a command may complete with: one of the errnos in @err, or a
+ * result >= 0 where @ok. Derived per entry point from the kernel's code
+ * (io_uring/io_uring.c and uring_cmd.c, block/ioctl.c, net/socket.c,
+ * drivers/nvme/host/ioctl.c) and the series' ABI
+ * (Documentation/userspace-api/io_uring_cmd.rst): where the SQE already
+ * decides the answer, exactly one errno; otherwise the few the entry
+ * point returns for a command of that cmd_op on that kind of file.
  */
-static bool errno_allowed(const struct target *t, const struct slot *s,
-			  int err)
+struct expect {
+	int		err[12];
+	unsigned int	n;
+	bool		ok;
+};
+
+static void allow(struct expect *e, int err)
 {
-	switch (err) {
-	case EINVAL:		/* __pad1, uring_cmd_flags, personality, fields */
-	case EBADF:		/* a registered file that is not there */
-	case EFAULT:		/* a registered buffer that is not there, addr */
-	case EOPNOTSUPP:	/* no ->uring_cmd(_iopoll), unknown cmd_op */
-	case ECANCELED:		/* a failed link */
-		return true;
-	case ENOMEM:		/* an allocation failslab failed */
-	case EAGAIN:		/* ...the request's own, io-wq's */
-		if (failslab_on)
+	if (e->n < sizeof(e->err) / sizeof(e->err[0]))
+		e->err[e->n++] = err;
+}
+
+static bool allowed(const struct expect *e, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->err[i] == err)
 			return true;
-		break;
+	return false;
+}
+
+/*
+ * io_uring's own refusals, in io_init_req() and io_uring_cmd_prep()
+ * order, before any file sees the command: each is posted as it is, even
+ * in a link chain (io_submit_fail_init() keeps the request's own errno).
+ */
+static int uring_refusal(const struct slot *s, const struct ring *r)
+{
+	if (s->sqe_flags & IOSQE_BUFFER_SELECT)
+		return EOPNOTSUPP;	/* uring_cmd selects no buffer */
+	if (s->ioprio)
+		return EINVAL;		/* uring_cmd has no ioprio */
+	if (s->personality)
+		return EINVAL;		/* none is registered */
+	if (s->pad1)
+		return EINVAL;
+	if (s->ucflags & ~IORING_URING_CMD_FIXED)
+		return EINVAL;
+	if ((s->ucflags & IORING_URING_CMD_FIXED) && s->buf_index >= r->nbufs)
+		return EFAULT;
+	return 0;
+}
+
+/* file_operations->uring_cmd, and ->uring_cmd_iopoll */
+static bool has_uring_cmd(const struct target *t)
+{
+	return t->kind == TK_BLOCK || t->kind == TK_SOCK ||
+	       (t->kind == TK_CHAR && (t->nvme_ns || t->nvme_ctrl));
+}
+
+static bool has_iopoll(const struct target *t)
+{
+	return t->kind == TK_BLOCK || (t->kind == TK_CHAR && t->nvme_ns);
+}
+
+/*
+ * nvme_uring_cmd_io(), a command the node takes: its checks (flags, nsid,
+ * fixed buffer with a vector: -EINVAL), mapping the buffers (-EFAULT,
+ * -EINVAL, -ENOMEM, the metadata copy too), or an NVMe status (> 0).
+ */
+static void expect_nvme(struct expect *e)
+{
+	allow(e, EINVAL);
+	allow(e, EFAULT);
+	allow(e, ENOMEM);
+	e->ok = true;
+}
+
+/* blkdev_uring_ioctl(): flags and the SQE128 tail first, then the query */
+static void expect_query(const struct target *t, const struct slot *s,
+			 const struct ring *r, struct expect *e)
+{
+	const struct uringcmd_block_query *q;
+	struct block_uring_cmd c;
+	unsigned int i;
+	int qerr;
+
+	q = slot_query(s, &c);
+	if (c.flags) {
+		allow(e, EINVAL);
+		return;
+	}
+	if (r->big_sqe)
+		for (i = sizeof(c); i < s->cmdlen; i++)
+			if (s->cmd[i]) {
+				allow(e, EINVAL);
+				return;
+			}
+	if (!q) {
+		allow(e, ENOTTY);
+		return;
+	}
+	qerr = t->q_err[q - uringcmd_block_queries];
+	if (qerr) {
+		allow(e, -qerr);
+		return;
+	}
+	allow(e, EINVAL);	/* a 64-bit answer without addr */
+	allow(e, EOVERFLOW);	/* above INT_MAX without addr */
+	if (c.addr && c.addr != (__u64)(uintptr_t)&answers[s - slots])
+		allow(e, EFAULT);
+	e->ok = true;
+}
+
+/*
+ * blkdev_cmd_discard(), after blkdev_uring_cmd()'s IOPOLL check: one
+ * answer for every discard, as tests/block/block_discard.c wants them.
+ * -EAGAIN is retried from io-wq and never posted; -EIO would be a bio
+ * error, which none of these devices gives.
+ */
+static void expect_discard(const struct target *t, const struct slot *s,
+			   const struct ring *r, struct expect *e)
+{
+	__u64 start = s->dstart, len = discard_len(s), end;
+
+	if (r->flags & IORING_SETUP_IOPOLL)
+		allow(e, EOPNOTSUPP);	/* as 6.12's unpolled block nodes */
+	else if (!t->discards)
+		allow(e, EOPNOTSUPP);
+	else if (!t->rw)
+		allow(e, EBADF);
+	else if (t->ro_dev)
+		allow(e, EPERM);
+	else if (((start | len) & (t->blksz - 1)) || !len ||
+		 __builtin_add_overflow(start, len, &end) || end > t->bytes)
+		allow(e, EINVAL);
+	else
+		e->ok = true;
+}
+
+/* blkdev_uring_cmd(): the block layer's numbers (type 0x12), the driver's */
+static void expect_block(const struct target *t, const struct slot *s,
+			 const struct ring *r, struct expect *e)
+{
+	bool big = (r->flags & IORING_SETUP_SQE128) &&
+		   (r->flags & IORING_SETUP_CQE32);
+
+	if (_IOC_TYPE(s->cmd_op) == 0x12) {
+		/* rw_flags is uring_cmd_flags: IORING_URING_CMD_FIXED here */
+		if (s->sqe_len || s->ucflags || s->file_index)
+			allow(e, EINVAL);
+		else if (s->cmd_op == BLOCK_URING_CMD_IOCTL)
+			expect_query(t, s, r, e);
+		else if (s->cmd_op == BLOCK_URING_CMD_DISCARD)
+			expect_discard(t, s, r, e);
+		else
+			allow(e, EOPNOTSUPP);
+		return;
+	}
+	/* loop and null_blk have no blk_mq_ops->uring_cmd nor fops one */
+	if (!t->nvme_ns || !is_nvme_op(s->cmd_op)) {
+		allow(e, EOPNOTSUPP);
+		return;
+	}
+	/* a multipath head without a usable path, before anything else */
+	allow(e, EBUSY);
+	allow(e, ENODEV);
+	if (is_nvme_admin_op(s->cmd_op) && (r->flags & IORING_SETUP_IOPOLL))
+		allow(e, EOPNOTSUPP);
+	else if (!big)
+		allow(e, EOPNOTSUPP);
+	else
+		expect_nvme(e);
+}
+
+static void expect_of(const struct target *t, const struct slot *s,
+		      const struct ring *r, struct expect *e)
+{
+	bool big = (r->flags & IORING_SETUP_SQE128) &&
+		   (r->flags & IORING_SETUP_CQE32);
+	int err = uring_refusal(s, r);
+
+	e->n = 0;
+	e->ok = false;
+	if (err) {
+		allow(e, err);
+		return;
+	}
+	if (s->in_chain)
+		allow(e, ECANCELED);	/* a link before it failed */
+	/* a registered file that is not there, when it is issued */
+	if (s->fixed_file && (!r->files || s->fd_or_idx >= (int)ntg)) {
+		allow(e, EBADF);
+		return;
+	}
+	if (!has_uring_cmd(t) ||
+	    ((r->flags & IORING_SETUP_IOPOLL) && !has_iopoll(t))) {
+		allow(e, EOPNOTSUPP);
+		return;
 	}
 	switch (t->kind) {
 	case TK_BLOCK:
-		if (s->cmd_op == BLOCK_URING_CMD_IOCTL)
-			return err == ENOTTY || err == EOVERFLOW;
-		/*
-		 * A multipath head without a usable path; and the kernel's
-		 * copy of a metadata buffer that it could not allocate.
-		 */
-		return t->nvme_ns && is_nvme_op(s->cmd_op) &&
-		       (err == EBUSY || err == ENODEV || err == ENOMEM);
-	case TK_CHAR:
-		/* the char devices' unknown cmd_op, 6.1's ng admin commands */
-		if (err == ENOTTY)
-			return t->nvme_ns || t->nvme_ctrl;
-		return (t->nvme_ns || t->nvme_ctrl) && is_nvme_op(s->cmd_op) &&
-		       err == ENOMEM;
+		expect_block(t, s, r, e);
+		return;
+	case TK_SOCK:
+		/* sock_uring_cmd(): the protocol's ->ioctl_karg() */
+		if ((s->cmd_op != SOCKET_URING_OP_SIOCINQ &&
+		     s->cmd_op != SOCKET_URING_OP_SIOCOUTQ) || !t->sock_karg)
+			allow(e, EOPNOTSUPP);
+		else if (t->sock_listen)
+			allow(e, EINVAL);	/* tcp_ioctl_karg() */
+		else
+			e->ok = true;
+		return;
 	default:
-		return false;
+		break;
 	}
+	/* NVMe char devices: nvme_ns_uring_cmd(), nvme_ctrl_uring_cmd() */
+	if (!big)
+		allow(e, EOPNOTSUPP);
+	else if (t->nvme_ns ? is_nvme_io_op(s->cmd_op) :
+		 is_nvme_admin_op(s->cmd_op))
+		expect_nvme(e);
+	else
+		allow(e, ENOTTY);
+	/* a head's ngXnY without a usable path */
+	if (t->nvme_ns)
+		allow(e, EINVAL);
 }
 
-/* A command that can complete with 0 or more on this target at all. */
-static bool success_allowed(const struct target *t, const struct slot *s)
+static const char *expect_str(const struct expect *e)
 {
-	if (t->kind == TK_BLOCK && s->cmd_op == BLOCK_URING_CMD_IOCTL)
-		return true;
-	if (t->kind == TK_SOCK)
-		return s->cmd_op == SOCKET_URING_OP_SIOCINQ ||
-		       s->cmd_op == SOCKET_URING_OP_SIOCOUTQ;
+	static char b[160];
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < e->n; i++)
+		n += snprintf(b + n, sizeof(b) - n, "%s-%s", i ? ", " : "",
+			      t_errname(e->err[i]));
+	snprintf(b + n, sizeof(b) - n, "%s%s", e->n && e->ok ? ", " : "",
+		 e->ok ? "res >= 0" : "");
+	return b;
+}
+
+/*
+ * The NVMe commands a node carries out at all (I/O on ngXnY, admin on the
+ * controller, both on the block node), for the share of res 0 below.
+ */
+static bool nvme_runs_here(const struct target *t, const struct slot *s)
+{
 	if (t->nvme_ctrl)
 		return is_nvme_admin_op(s->cmd_op);
 	if (t->nvme_ns && t->kind == TK_CHAR)
@@ -1769,7 +2207,8 @@ static void judge(struct ring *r, struct slot *s, int res)
 {
 	struct target *t = &tg[s->tgt];
 	const char *bad = NULL;
-	char what[320];
+	char what[480], want[240];
+	struct expect e;
 
 	if (failslab_on) {
 		fs_cmds++;
@@ -1777,22 +2216,38 @@ static void judge(struct ring *r, struct slot *s, int res)
 		fs_eagain += res == -EAGAIN;
 	}
 	/* the NVMe commands this node can carry out at all, on this ring */
-	if (!failslab_on && is_nvme_op(s->cmd_op) && success_allowed(t, s) &&
+	if (!failslab_on && is_nvme_op(s->cmd_op) && nvme_runs_here(t, s) &&
 	    (r->flags & IORING_SETUP_SQE128) && (r->flags & IORING_SETUP_CQE32) &&
 	    !(is_nvme_admin_op(s->cmd_op) && (r->flags & IORING_SETUP_IOPOLL))) {
 		t->nvme_sent++;
 		t->nvme_ok += !res;
 	}
+	expect_of(t, s, r, &e);
+	if (failslab_on) {	/* an allocation failslab failed */
+		allow(&e, ENOMEM);
+		allow(&e, EAGAIN);	/* the request's own, io-wq's */
+	}
+	if (s->cmd_op == BLOCK_URING_CMD_DISCARD && t->kind == TK_BLOCK) {
+		n_discards++;
+		n_discards_done += !res;
+	}
 	if (res < 0) {
-		if (res <= -4096 || !errno_allowed(t, s, -res))
-			bad = "an errno this entry point does not give";
-		else if (s->clean_query && res != -ECANCELED &&
-			 !(failslab_on && (res == -ENOMEM || res == -EAGAIN)))
+		if (res <= -4096 || !allowed(&e, -res)) {
+			snprintf(want, sizeof(want), "this entry point gives %s here",
+				 expect_str(&e));
+			bad = want;
+		} else if (s->clean_query && res != -ECANCELED &&
+			 !(failslab_on && (res == -ENOMEM || res == -EAGAIN))) {
 			bad = "a well-formed query failed";
-	} else if (!success_allowed(t, s)) {
-		bad = "success where this entry point must refuse";
+		}
+	} else if (!e.ok) {
+		snprintf(want, sizeof(want), "success where this entry point gives %s",
+			 expect_str(&e));
+		bad = want;
 	} else if (t->kind == TK_BLOCK && s->cmd_op == BLOCK_URING_CMD_IOCTL) {
 		bad = query_mismatch(t, s, res);
+	} else if (s->cmd_op == BLOCK_URING_CMD_DISCARD && res) {
+		bad = "a discard completes with 0 or -errno";
 	}
 	if (!bad)
 		return;
@@ -2049,7 +2504,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: uring_fuzz [--seed S] [--count N] [--time SECS] [--timeout-ms MS]\n"
 		"                  [--scratch /dev/nvmeXnY] [--failslab N] [--per-ring N]\n"
-		"                  [--drain]\n"
+		"                  [--discard BLOCKDEV]... [--drain]\n"
 		"                  [-v] TARGET...\n");
 }
 
@@ -2063,6 +2518,7 @@ int main(int argc, char **argv)
 		{ "scratch", required_argument, NULL, 'S' },
 		{ "failslab", required_argument, NULL, 'F' },
 		{ "per-ring", required_argument, NULL, 'R' },
+		{ "discard", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "drain", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
@@ -2076,7 +2532,7 @@ int main(int argc, char **argv)
 	unsigned int epoch = 0;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:n:t:T:S:F:R:vDh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:t:T:S:F:R:d:vDh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -2099,6 +2555,11 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			per_ring_max = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			if (ndestroy == MAX_DESTROY)
+				t_die("--discard: at most %d devices", MAX_DESTROY);
+			destroy_paths[ndestroy++] = optarg;
 			break;
 		case 'v':
 			verbose = true;
@@ -2127,7 +2588,7 @@ int main(int argc, char **argv)
 	/* first line: the seed, so that a failing run can be repeated */
 	t_info("seed %" PRIu64 " count %lu (repeat with --seed %" PRIu64 " --count %lu%s)",
 	       seed, count, seed, count, failslab_count ? " --failslab N" : "");
-	if (optind >= argc && !scratch_path)
+	if (optind >= argc && !scratch_path && !ndestroy)
 		t_skip("no TARGET given (block/char nodes or files; see tests/fuzz/README.md)");
 	rng = seed;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2144,17 +2605,27 @@ int main(int argc, char **argv)
 			t_die("--scratch %s: not an NVMe namespace", scratch_path);
 		t_info("# scratch namespace %s: NVMe writes allowed there only",
 		       scratch_key);
-		open_path(scratch_path);
+		open_path(scratch_path, false);
 	}
+	for (i = 0; i < (int)ndestroy; i++)
+		open_path(destroy_paths[i], true);
 	for (i = optind; i < argc; i++)
-		open_path(argv[i]);
+		open_path(argv[i], false);
 	own_targets();
 	if (!ntg)
 		t_die("no target could be opened");
-	for (i = 0; i < (int)ntg; i++)
-		t_info("# target %d: %s%s%s", i, tg[i].name,
+	for (i = 0; i < (int)ntg; i++) {
+		if (tg[i].kind == TK_BLOCK && tg[i].rw && tg[i].discard_ok)
+			destroyable[ndestroyable++] = i;
+		t_info("# target %d: %s%s%s%s", i, tg[i].name,
 		       tg[i].nvme_ns ? " (NVMe namespace)" : "",
-		       tg[i].nvme_ctrl ? " (NVMe controller)" : "");
+		       tg[i].nvme_ctrl ? " (NVMe controller)" : "",
+		       tg[i].kind != TK_BLOCK ? "" :
+		       !tg[i].discards ? " (no discard)" :
+		       tg[i].discard_ok ? " (discards)" :
+		       tg[i].rw ? " (discards only through its read-only open)" :
+		       "");
+	}
 
 	setup_memory();
 	for (i = 0; i < MAX_BATCH; i++) {
@@ -2228,5 +2699,9 @@ int main(int argc, char **argv)
 	}
 	summary(t_now_ms() - start);
 	nvme_shares();
+	/* every well-formed one must succeed; a long run without any did not test them */
+	if (ndestroyable && count >= 5000 && !n_discards_done)
+		t_error("no discard succeeded in %lu commands on %u devices it may destroy (seed %" PRIu64 ")",
+			count, ndestroyable, seed);
 	return t_result();
 }
