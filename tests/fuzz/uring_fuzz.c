@@ -73,6 +73,7 @@
 #include <linux/blkzoned.h>
 #include <linux/fs.h>
 #include <linux/netlink.h>
+#include <linux/sockios.h>
 
 #include <nvme/util.h>
 
@@ -233,6 +234,7 @@ struct target {
 	/* sockets: the protocol answers SIOCINQ/SIOCOUTQ; a listener */
 	bool		sock_karg;
 	bool		sock_listen;
+	int		sock_inq;	/* bytes queued on purpose, or -1 */
 	bool		have_cse;	/* acs/iocs from the effects log */
 	/* block nodes: each query's ioctl answer at open (0 or -errno) */
 	int		q_err[URINGCMD_NR_BLOCK_QUERIES];
@@ -347,6 +349,7 @@ static struct target *add_target(const char *name, int fd, enum tkind kind)
 	t->fd = fd;
 	t->kind = kind;
 	t->ro_twin = -1;
+	t->sock_inq = -1;
 	return t;
 }
 
@@ -505,15 +508,17 @@ static struct target *add_fd(const char *name, int fd, enum tkind kind)
 
 /*
  * A socket whose protocol answers SIOCINQ/SIOCOUTQ through ->ioctl_karg()
- * (tcp, udp, udplite, raw).
+ * (tcp, udp, udplite, raw), with @inq bytes queued on purpose (-1: not
+ * known, a raw socket may see other traffic).
  */
-static void add_sock(const char *name, int fd, bool listening)
+static void add_sock(const char *name, int fd, int inq, bool listening)
 {
 	struct target *t = add_fd(name, fd, TK_SOCK);
 
 	if (!t)
 		return;
 	t->sock_karg = true;
+	t->sock_inq = inq;
 	t->sock_listen = listening;
 }
 
@@ -548,7 +553,7 @@ static void tcp_pair(int fam, const char *tag)
 		return;
 	}
 	snprintf(name, sizeof(name), "tcp%s-listen", tag);
-	add_sock(name, l, true);
+	add_sock(name, l, -1, true);
 	c = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c < 0)
 		return;
@@ -561,13 +566,13 @@ static void tcp_pair(int fam, const char *tag)
 		close(c);
 		return;
 	}
-	if (write(c, "uring_fuzz tcp bytes", 20) < 0 ||
-	    write(s, "unread reply", 12) < 0)
-		t_info("# tcp%s: write: %s", tag, strerror(errno));
+	if (write(c, "uring_fuzz tcp bytes", 20) != 20 ||
+	    write(s, "unread reply", 12) != 12)
+		t_die("tcp%s: write: %m", tag);
 	snprintf(name, sizeof(name), "tcp%s-client", tag);
-	add_sock(name, c, false);
+	add_sock(name, c, 12, false);
 	snprintf(name, sizeof(name), "tcp%s-server", tag);
-	add_sock(name, s, false);
+	add_sock(name, s, 20, false);
 }
 
 /* A datagram socket bound on loopback with one datagram to itself queued. */
@@ -575,7 +580,7 @@ static int dgram_self(int fam, int proto, const char *name)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd;
+	int fd, queued = 0;
 
 	memset(&ss, 0, sizeof(ss));
 	if (fam == AF_INET) {
@@ -594,10 +599,14 @@ static int dgram_self(int fam, int proto, const char *name)
 	fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, proto);
 	if (fd < 0)
 		return -1;
-	if (!bind(fd, (struct sockaddr *)&ss, sl) &&
-	    !getsockname(fd, (struct sockaddr *)&ss, &sl))
-		(void)!sendto(fd, "dgram", 5, 0, (struct sockaddr *)&ss, sl);
-	add_sock(name, fd, false);
+	/* no loopback: no datagram, nothing queued */
+	if (bind(fd, (struct sockaddr *)&ss, sl) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) ||
+	    sendto(fd, "dgram", 5, 0, (struct sockaddr *)&ss, sl) != 5)
+		t_info("# %s: no datagram to itself: %s", name, strerror(errno));
+	else
+		queued = 5;
+	add_sock(name, fd, queued, false);
 	return fd;
 }
 
@@ -625,7 +634,41 @@ static void udp6_addrform(int v4fd)
 		close(fd);
 		return;
 	}
-	add_sock("udp6-addrform-v4", fd, false);
+	add_sock("udp6-addrform-v4", fd, 0, false);
+}
+
+/*
+ * Wait (2 s at most) until every socket's queues are what was put there:
+ * the bytes queued on purpose in, nothing out (the peer has acknowledged
+ * the tcp bytes, loopback has taken the datagrams). From then on the
+ * sockets are idle and ioctl(SIOCINQ/SIOCOUTQ) a fixed answer.
+ */
+static void sockets_settle(void)
+{
+	unsigned long long end = t_now_ms() + 2000;
+	unsigned int i;
+	int inq, outq;
+	bool wait;
+
+	do {
+		wait = false;
+		for (i = 0; i < ntg && !wait; i++) {
+			const struct target *t = &tg[i];
+
+			if (t->kind != TK_SOCK || !t->sock_karg ||
+			    t->sock_listen)
+				continue;
+			if (ioctl(t->fd, SIOCINQ, &inq) ||
+			    ioctl(t->fd, SIOCOUTQ, &outq))
+				t_die("%s: ioctl(SIOCINQ/SIOCOUTQ): %m", t->name);
+			wait = outq || (t->sock_inq >= 0 && inq != t->sock_inq);
+			if (wait && t_now_ms() > end)
+				t_die("%s: SIOCINQ %d, SIOCOUTQ %d after 2 s, want %d and 0",
+				      t->name, inq, outq, t->sock_inq);
+		}
+		if (wait)
+			t_sleep_ms(10);
+	} while (wait);
 }
 
 static void own_targets(void)
@@ -647,23 +690,24 @@ static void own_targets(void)
 	}
 	tcp_pair(AF_INET, "4");
 	tcp_pair(AF_INET6, "6");
-	add_sock("tcp4-unconnected", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), false);
-	add_sock("tcp6-unconnected", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), false);
+	add_sock("tcp4-unconnected", socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), 0, false);
+	add_sock("tcp6-unconnected", socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), 0, false);
 	u4 = dgram_self(AF_INET, 0, "udp4");
 	dgram_self(AF_INET6, 0, "udp6");
 	dgram_self(AF_INET, IPPROTO_UDPLITE, "udplite4");
 	dgram_self(AF_INET6, IPPROTO_UDPLITE, "udplite6");
 	udp6_addrform(u4);
-	add_sock("raw4-icmp", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), false);
-	add_sock("raw4-raw", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), false);
-	add_sock("raw6-icmp6", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), false);
-	add_sock("raw6-udp", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP), false);
+	add_sock("raw4-icmp", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), -1, false);
+	add_sock("raw4-raw", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), -1, false);
+	add_sock("raw6-icmp6", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), -1, false);
+	add_sock("raw6-udp", socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_UDP), -1, false);
 	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		(void)!write(sv[0], "unix", 4);
 		add_fd("unix-stream-a", sv[0], TK_SOCK);
 		add_fd("unix-stream-b", sv[1], TK_SOCK);
 	}
 	add_fd("netlink-route", socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), TK_SOCK);
+	sockets_settle();
 }
 
 /* ---- memory: good and bad buffers ----------------------------------------- */
@@ -2161,6 +2205,38 @@ static bool nvme_runs_here(const struct target *t, const struct slot *s)
 }
 
 /*
+ * A socket's answer against ioctl(SIOCINQ/SIOCOUTQ) on the same socket,
+ * asked after the CQE: the fuzzer's sockets are idle (nothing is sent or
+ * read after own_targets() let them settle), so both must agree; and
+ * SIOCINQ against the bytes queued on purpose, the independent answer
+ * (the ioctl and the uring_cmd share ->ioctl_karg()).
+ */
+static const char *sock_mismatch(const struct target *t, const struct slot *s,
+				 int res)
+{
+	static char b[160];
+	bool inq = s->cmd_op == SOCKET_URING_OP_SIOCINQ;
+	int v;
+
+	if (ioctl(t->fd, inq ? SIOCINQ : SIOCOUTQ, &v)) {
+		snprintf(b, sizeof(b), "answered; ioctl(%s) fails: %s",
+			 inq ? "SIOCINQ" : "SIOCOUTQ", strerror(errno));
+		return b;
+	}
+	if (res != v) {
+		snprintf(b, sizeof(b), "ioctl(%s) answers %d",
+			 inq ? "SIOCINQ" : "SIOCOUTQ", v);
+		return b;
+	}
+	if (inq && t->sock_inq >= 0 && res != t->sock_inq) {
+		snprintf(b, sizeof(b), "SIOCINQ: %d bytes are queued",
+			 t->sock_inq);
+		return b;
+	}
+	return NULL;
+}
+
+/*
  * A block query's answer against the ioctl's on the same open file:
  * cqe->res, and the 64-bit slot where the query used it.
  */
@@ -2248,6 +2324,8 @@ static void judge(struct ring *r, struct slot *s, int res)
 		bad = query_mismatch(t, s, res);
 	} else if (s->cmd_op == BLOCK_URING_CMD_DISCARD && res) {
 		bad = "a discard completes with 0 or -errno";
+	} else if (t->kind == TK_SOCK) {
+		bad = sock_mismatch(t, s, res);
 	}
 	if (!bad)
 		return;
