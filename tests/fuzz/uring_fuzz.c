@@ -2291,14 +2291,17 @@ static void judge(struct ring *r, struct slot *s, int res)
 		fs_enomem += res == -ENOMEM;
 		fs_eagain += res == -EAGAIN;
 	}
-	/* the NVMe commands this node can carry out at all, on this ring */
+	expect_of(t, s, r, &e);
+	/*
+	 * The NVMe commands this node carries out, that reached its driver:
+	 * the right kind on the right ring, not refused by io_uring nor
+	 * cancelled by a link
+	 */
 	if (!failslab_on && is_nvme_op(s->cmd_op) && nvme_runs_here(t, s) &&
-	    (r->flags & IORING_SETUP_SQE128) && (r->flags & IORING_SETUP_CQE32) &&
-	    !(is_nvme_admin_op(s->cmd_op) && (r->flags & IORING_SETUP_IOPOLL))) {
+	    e.ok && res != -ECANCELED) {
 		t->nvme_sent++;
 		t->nvme_ok += !res;
 	}
-	expect_of(t, s, r, &e);
 	if (failslab_on) {	/* an allocation failslab failed */
 		allow(&e, ENOMEM);
 		allow(&e, EAGAIN);	/* the request's own, io-wq's */
@@ -2336,13 +2339,18 @@ static void judge(struct ring *r, struct slot *s, int res)
 
 /*
  * The share of NVMe passthrough commands that ended with res 0, per node,
- * among those the node can carry out at all (I/O on ng, admin on the
+ * among those that reached its driver (I/O on ng, admin on the
  * controller, both on the block node; on an SQE128 | CQE32 ring, admin
- * not on an IOPOLL one): a regression that refused them all early (say
- * with -EINVAL) would otherwise pass, every errno being allowed.
+ * not on an IOPOLL one; not refused by io_uring, not cancelled): a
+ * regression that refused them all (say with -EINVAL, which the driver
+ * may give) would otherwise pass. None in NVME_MIN_SAMPLE (a controller:
+ * NVME_MIN_SAMPLE_CTRL) fails, and so does a share under NVME_MIN_OK_PCT
+ * of NVME_MIN_SAMPLE_PCT or more.
  */
-#define NVME_MIN_OK_PCT		2
-#define NVME_MIN_SAMPLE		100
+#define NVME_MIN_SAMPLE		50
+#define NVME_MIN_SAMPLE_CTRL	100
+#define NVME_MIN_OK_PCT		1
+#define NVME_MIN_SAMPLE_PCT	300
 
 /* The length of @name without its "(rw)" or "(ro)": the node's path. */
 static size_t node_len(const char *name)
@@ -2353,11 +2361,13 @@ static size_t node_len(const char *name)
 }
 
 /*
- * Per node (its read-write and read-only opens together): measured with
- * make check's seed, the controller has some 7% (admin commands are
- * mostly refused or cut down by the DMA guard), the namespace nodes 10 to
- * 30%. The floor is below the controller's so that another seed does not
- * trip it by chance; a path that refuses everything early still does.
+ * Per node (its read-write and read-only opens together). In 20000
+ * commands the namespace nodes get 55 to 140 and 15 to 40% of them end
+ * with res 0; the controller gets some 75, 1 to 4 of them res 0 (admin
+ * commands are mostly refused or cut down by the DMA guard; a 2% floor
+ * over 100 failed seeds 42 and 20261206 by chance). So the floor is none
+ * at all in 50 (a controller: in 100), and 1% once there are 300: a path
+ * that refuses everything still fails, a seed does not by chance.
  */
 static void nvme_shares(void)
 {
@@ -2380,9 +2390,11 @@ static void nvme_shares(void)
 		}
 		if (!first || !sent)
 			continue;
-		t_info("# %.*s: %lu of %lu NVMe commands it can carry out res 0 (%.1f%%)",
+		t_info("# %.*s: %lu of %lu NVMe commands that reached it res 0 (%.1f%%)",
 		       (int)len, t->name, ok, sent, 100.0 * ok / sent);
-		if (sent >= NVME_MIN_SAMPLE && ok * 100 < NVME_MIN_OK_PCT * sent)
+		if ((!ok && sent >= (t->nvme_ctrl ? NVME_MIN_SAMPLE_CTRL :
+							NVME_MIN_SAMPLE)) ||
+		    (sent >= NVME_MIN_SAMPLE_PCT && ok * 100 < NVME_MIN_OK_PCT * sent))
 			t_error("%.*s: %lu of %lu NVMe commands ended with res 0, under %d%% (seed %" PRIu64 ")",
 				(int)len, t->name, ok, sent, NVME_MIN_OK_PCT,
 				seed);
