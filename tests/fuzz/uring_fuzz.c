@@ -236,6 +236,7 @@ struct target {
 	bool		sock_listen;
 	int		sock_inq;	/* bytes queued on purpose, or -1 */
 	bool		have_cse;	/* acs/iocs from the effects log */
+	__u64		max_xfer;	/* queue/max_hw_sectors_kb in bytes, 0: unknown */
 	/* block nodes: each query's ioctl answer at open (0 or -errno) */
 	int		q_err[URINGCMD_NR_BLOCK_QUERIES];
 	__u64		q_val[URINGCMD_NR_BLOCK_QUERIES];
@@ -332,6 +333,10 @@ static void nvme_ns_info(struct target *t)
 	snprintf(p, sizeof(p), "/sys/block/%s/size", t->nskey);
 	if (!t_read_u64(p, &v) && v)
 		t->nlb = v * 512 / t->lbs;
+	snprintf(p, sizeof(p), "/sys/block/%s/queue/max_hw_sectors_kb",
+		 t->nskey);
+	if (!t_read_u64(p, &v))
+		t->max_xfer = v << 10;
 	nvme_ns_format(t);
 }
 
@@ -1413,6 +1418,63 @@ static void nvme_meta_guard(struct slot *s, const struct target *t,
 	s->rewritten = true;
 }
 
+/*
+ * Where a buffer is misaligned, the kernel copies through bounce pages it
+ * allocates for the whole transfer before the controller sees the command
+ * (bio_copy_user_iov(), GFP_KERNEL, so the OOM killer rather than a
+ * failure), up to the queue's max_hw_sectors. A PCIe controller's MDTS
+ * keeps that small; nvmet reports none, nvme-tcp's queues then take
+ * UINT_MAX sectors, and one 1.1 GB admin command ran the 2 GiB guest out
+ * of memory (tests/fuzz/README.md). So on a namespace whose
+ * queue/max_hw_sectors_kb is above NVME_XFER_CAP (or not known), and for
+ * every admin command (the admin queue's limit is not in sysfs, and
+ * need not be its namespaces'), the transfer is cut to it: plain
+ * data_len, or the fuzzer's own iovecs (an array elsewhere is replaced
+ * by them) up to their running total.
+ */
+#define NVME_XFER_CAP	(4ULL << 20)
+
+static void nvme_xfer_cap(struct slot *s, const struct target *t)
+{
+	bool vec = s->cmd_op == NVME_URING_CMD_IO_VEC ||
+		   s->cmd_op == NVME_URING_CMD_ADMIN_VEC;
+	struct nvme_uring_cmd c;
+	bool changed = false;
+	__u64 sum = 0;
+	__u32 i;
+
+	if (!is_nvme_admin_op(s->cmd_op) && t->max_xfer &&
+	    t->max_xfer <= NVME_XFER_CAP)
+		return;
+	memcpy(&c, s->cmd, sizeof(c));
+	if (!vec) {
+		if (c.data_len > NVME_XFER_CAP) {
+			c.data_len = NVME_XFER_CAP;
+			changed = true;
+		}
+	} else if (c.data_len <= 1024) {	/* UIO_MAXIOV: -EINVAL first */
+		if (c.addr != (__u64)(uintptr_t)s->iov) {
+			c.addr = (__u64)(uintptr_t)s->iov;
+			s->addr_k = P_VALID;
+			changed = true;
+		}
+		for (i = 0; i < c.data_len; i++) {
+			/* negative as a ssize_t: import_iovec()'s -EINVAL */
+			if ((__s64)s->iov[i].iov_len < 0)
+				continue;
+			if (s->iov[i].iov_len > NVME_XFER_CAP - sum) {
+				s->iov[i].iov_len = NVME_XFER_CAP - sum;
+				changed = true;
+			}
+			sum += s->iov[i].iov_len;
+		}
+	}
+	if (!changed)
+		return;
+	memcpy(s->cmd, &c, sizeof(c));
+	s->rewritten = true;
+}
+
 static void nvme_dma_guard(struct slot *s, const struct target *t)
 {
 	struct nvme_uring_cmd c;
@@ -1472,8 +1534,10 @@ static void nvme_sanitize(struct slot *s, const struct target *t)
 		s->rewritten = true;
 	}
 	if (is_nvme_op(s->cmd_op) && (t->nvme_ns || t->nvme_ctrl) &&
-	    s->cmdlen >= sizeof(struct nvme_uring_cmd))
+	    s->cmdlen >= sizeof(struct nvme_uring_cmd)) {
+		nvme_xfer_cap(s, t);
 		nvme_dma_guard(s, t);
+	}
 }
 
 static const __u32 known_ops[] = {
