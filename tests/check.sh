@@ -106,11 +106,12 @@ guest guest '' -n 2 "${formats[@]}" --qmp-agent --append nvme.poll_queues=1 -- \
 # namespace, so its block node is a multipath head (nvme0n1 or nvme1n1,
 # after whichever controller probed first), and the block tests on that
 # head. Then the fuzzer on the heads, their ng and both controllers, a
-# twentieth of the first boot's commands: namespace 2, shared too and used by
-# no test, is its scratch namespace (NVMe writes allowed, a partition on
-# it). Namespaces 3 and 4, with separate metadata and with PI type 1, are
+# twentieth of the first boot's commands: namespace 2, shared too, with 16
+# bytes of separate metadata a block and used by no test, is its scratch
+# namespace (NVMe writes with metadata allowed, a partition on it).
+# Namespaces 3 and 4, with separate metadata and with PI type 1, are
 # heads too: the metadata and PI tests on them.
-guest guest-subsys subsys-head -n 1 --subsys --ns shared=on,size=64 \
+guest guest-subsys subsys-head -n 1 --subsys --ns ms=16,shared=on,size=64 \
 	--ns ms=16,shared=on,size=64 --ns ms=8,pi=1,shared=on,size=64 --append nvme.poll_queues=1 -- \
 	TEST_ONLY='nvme_bdev_* block_* nvme_meta_* nvme_pi uring_fuzz' TEST_BLOCK_DEVS=nvme \
 	TEST_FABRICS=0 TEST_REQUIRE_NVME=1 TEST_NVME_DEV=auto \

@@ -110,8 +110,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 results=${2:-}
 [ -d "$bindir" ] || { echo "$0: $bindir: not a directory" >&2; exit 2; }
 strict=${TEST_STRICT:-0}
-# common/fabrics.sh fuzzes the nvmet head when this is 1
-export TEST_FUZZ_NVMET=${TEST_FUZZ_NVMET:-1}
 
 timeout_s=$(( ${TEST_TIMEOUT:-60} * ${TEST_TIMEOUT_SCALE:-1} ))
 settle=${TEST_SETTLE:-0.3}
