@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Description: protection information through passthrough: PRACT and PRCHK give the same statuses and data on the block node, ng and the ioctl */
+/* Description: protection information through passthrough: PRACT and PRCHK give the same statuses and data on the block node (inline, IOSQE_ASYNC, polled), ng and the ioctl */
 /*
  * Usage: nvme_pi [BLOCKDEV [CHARDEV [CTRLDEV]]]
  *
  * On every namespace of CTRLDEV with protection information and a 16-bit
  * guard (run-nvme.sh --ns ms=8,pi=1; --ns ms=8,pi=3,...), through each of
- * uring_cmd on the block node, uring_cmd on ngXnY and NVME_IOCTL_IO64_CMD:
+ * uring_cmd on the block node (inline, IOSQE_ASYNC, and on an IOPOLL ring),
+ * uring_cmd on ngXnY (inline and polled) and NVME_IOCTL_IO64_CMD; the
+ * polled ways where the namespace polls, never left out silently when
+ * nvme.poll_queues is set:
  *   - a write with PRACT (the controller generates the PI, no metadata
  *     buffer when the metadata is all PI) and application tag 0x1234, then
  *     a read with every PRCHK bit the type allows: 0, the data, and per
@@ -46,7 +49,27 @@ struct pi16 {
 	__u32	reftag;
 } __attribute__((packed));
 
-static struct io_uring ring;
+static struct io_uring ring, polled;
+static bool have_poll;		/* queue/io_poll of the namespace */
+static __u64 poll_queues;	/* nvme.poll_queues: PCIe namespaces poll */
+
+/* The ways a command is sent; the first is what the others must equal. */
+struct way {
+	const char		*name;
+	enum t_nvme_path	path;
+	__u8			sqe_flags;
+	bool			polled;
+};
+
+static const struct way ways[] = {
+	{ "block node", T_PATH_BDEV, 0, false },
+	{ "ng", T_PATH_CHAR, 0, false },
+	{ "NVME_IOCTL_IO64_CMD", T_PATH_IOCTL, 0, false },
+	{ "block node, IOSQE_ASYNC", T_PATH_BDEV, IOSQE_ASYNC, false },
+	{ "block node, polled", T_PATH_BDEV, 0, true },
+	{ "ng, polled", T_PATH_CHAR, 0, true },
+};
+#define NR_WAYS	(sizeof(ways) / sizeof(ways[0]))
 
 /* CRC-16/T10-DIF: polynomial 0x8bb7, no reflection, initial value 0. */
 static __u16 crc_t10dif(const unsigned char *p, size_t len)
@@ -87,44 +110,49 @@ static void cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
 }
 
 /*
- * @c on all three paths, the metadata and data buffers re-poisoned before
- * each; every path must give @want (0 or the status code, SCT included,
- * compared without DNR and More) and the same value as the others. The
- * data and metadata of the last path are left in @data and @meta.
+ * @c on every way (the polled ones where the namespace polls), the
+ * metadata and data buffers re-poisoned before each; every way must give
+ * @want (0 or the status code, SCT included, compared without DNR and
+ * More) and the same value as the first. The data and metadata of the
+ * last way are left in @data and @meta.
  */
 static void all_paths(const char *what, const struct t_nvme_fmt *f, int bfd,
 		      int cfd, struct nvme_uring_cmd *c, int want,
 		      unsigned char *data, unsigned char *meta, bool poison,
 		      unsigned char *got_data, unsigned char *got_meta)
 {
-	int res[T_NR_PATHS];
+	int res[NR_WAYS];
 	unsigned int p;
 
-	for (p = 0; p < T_NR_PATHS; p++) {
+	for (p = 0; p < NR_WAYS; p++) {
+		const struct way *w = &ways[p];
+
+		if (w->polled && !have_poll)
+			continue;
 		if (poison) {
 			memset(data, 0x21 * (p + 1), (size_t)NBLK * f->lbs);
 			memset(meta, 0x33 * (p + 1), (size_t)NBLK * f->ms);
 		}
-		res[p] = t_nvme_io_path(&ring, p, bfd, cfd, c, 0, NULL);
+		res[p] = t_nvme_io_path(w->polled ? &polled : &ring, w->path,
+					bfd, cfd, c, w->sqe_flags, NULL);
 		if (want ? (res[p] <= 0 || (res[p] & 0x7ff) != want) : res[p])
 			t_error("%s: %s, %s: %s, expected %s", f->name, what,
-				t_path_names[p], t_nvme_res_str(res[p]),
+				w->name, t_nvme_res_str(res[p]),
 				t_nvme_res_str(want));
 		if (p && res[p] != res[0])
 			t_error("%s: %s: %s gives %s, %s %s", f->name, what,
-				t_path_names[p], t_nvme_res_str(res[p]),
-				t_path_names[0], t_nvme_res_str(res[0]));
+				w->name, t_nvme_res_str(res[p]),
+				ways[0].name, t_nvme_res_str(res[0]));
 		if (poison && got_data && !res[p] && p) {
 			char m[1024];
 
 			snprintf(m, sizeof(m), "%s: %s, %s against %s: data",
-				 f->name, what, t_path_names[p], t_path_names[0]);
+				 f->name, what, w->name, ways[0].name);
 			t_compare(m, data, got_data, (size_t)NBLK * f->lbs);
 			/* with PRACT and only PI, no metadata is moved */
 			if (c->metadata_len) {
 				snprintf(m, sizeof(m), "%s: %s, %s against %s: metadata",
-					 f->name, what, t_path_names[p],
-					 t_path_names[0]);
+					 f->name, what, w->name, ways[0].name);
 				t_compare(m, meta, got_meta, (size_t)NBLK * f->ms);
 			}
 		}
@@ -173,6 +201,8 @@ static void one_namespace(const struct t_nvme_fmt *f)
 	__u32 chk = CHK_GRD | CHK_APP | (f->pi != 3 ? CHK_REF : 0);
 	const int media = NVME_SCT_MEDIA << NVME_SCT_SHIFT;
 	struct nvme_uring_cmd c;
+	char path[128];
+	__u64 io_poll = 0;
 	unsigned int b;
 	int bfd, cfd;
 
@@ -181,6 +211,15 @@ static void one_namespace(const struct t_nvme_fmt *f)
 	cfd = open(f->chr, O_RDWR | O_CLOEXEC);
 	if (bfd < 0 || cfd < 0)
 		t_die("open %s or %s: %m", f->bdev, f->chr);
+	snprintf(path, sizeof(path), "/sys/block/%.64s/queue/io_poll", f->name);
+	have_poll = !t_read_u64(path, &io_poll) && io_poll;
+	/* with poll queues the polled ways are never left out silently */
+	if (!have_poll && poll_queues)
+		t_error("%s: nvme.poll_queues=%llu, yet queue/io_poll is 0: the polled ways cannot run",
+			f->name, (unsigned long long)poll_queues);
+	else if (!have_poll)
+		t_info("%s: no poll queues (nvme.poll_queues=0): the polled ways were not run",
+		       f->name);
 
 	/* PRACT write on each path, checked read on each path */
 	t_fill_pattern(pat, dlen, 0x9000 + f->nsid);
@@ -248,8 +287,9 @@ int main(int argc, char **argv)
 	unsigned int nr, i, done = 0;
 
 	nr = t_nvme_formats(ctrl, fmts, 32);
-	if (t_nvme_ring(&ring, 8, 0))
-		t_die("ring: %m");
+	t_read_u64("/sys/module/nvme/parameters/poll_queues", &poll_queues);
+	if (t_nvme_ring(&ring, 8, 0) || t_nvme_ring(&polled, 8, IORING_SETUP_IOPOLL))
+		t_die("rings: %m");
 	for (i = 0; i < nr; i++) {
 		/* 16-bit guard formats: 8 bytes of PI, separate metadata */
 		if (!fmts[i].pi || fmts[i].ext || fmts[i].ms < 8 ||
@@ -263,5 +303,6 @@ int main(int argc, char **argv)
 		       ctrl);
 	/* every completion was matched: nothing may be left over */
 	t_cq_quiet(&ring, "the test's ring at exit");
+	t_cq_quiet(&polled, "the IOPOLL ring at exit");
 	return t_result();
 }
