@@ -120,7 +120,7 @@ bool t_nvme_reap(struct io_uring *ring, unsigned int nr,
 		 struct t_nvme_tally *t);
 
 /*
- * When io_uring_submit() of the last t_nvme_submit_overlapping() returned
+ * When the last t_nvme_submit_overlapping() called io_uring_submit()
  * (t_now_ms()): a fault started less than a device's least latency after
  * it met every command the device had not completed before.
  */
