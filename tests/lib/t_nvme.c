@@ -643,6 +643,15 @@ const char *const t_path_names[T_NR_PATHS] = {
 	[T_PATH_IOCTL]	= "NVME_IOCTL_IO64_CMD",
 };
 
+const struct t_nvme_way t_nvme_ways[T_NVME_NR_WAYS] = {
+	{ "block node", T_PATH_BDEV, 0, false },
+	{ "block node, IOSQE_ASYNC", T_PATH_BDEV, IOSQE_ASYNC, false },
+	{ "block node, polled", T_PATH_BDEV, 0, true },
+	{ "ng", T_PATH_CHAR, 0, false },
+	{ "ng, polled", T_PATH_CHAR, 0, true },
+	{ "NVME_IOCTL_IO64_CMD", T_PATH_IOCTL, 0, false },
+};
+
 int t_nvme_io_path(struct io_uring *ring, enum t_nvme_path path, int bfd,
 		   int cfd, const struct nvme_uring_cmd *c, __u8 sqe_flags,
 		   __u64 *result)

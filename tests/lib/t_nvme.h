@@ -209,6 +209,21 @@ enum t_nvme_path {
 extern const char *const t_path_names[T_NR_PATHS];
 
 /*
+ * The ways a test sends one passthrough command to compare them: the block
+ * node inline, with IOSQE_ASYNC and polled (an IOPOLL ring), ng inline and
+ * polled, and NVME_IOCTL_IO64_CMD, in that order (t_nvme_ways[0], the block
+ * node, is what the others are compared with).
+ */
+struct t_nvme_way {
+	const char		*name;
+	enum t_nvme_path	path;
+	__u8			sqe_flags;
+	bool			polled;
+};
+#define T_NVME_NR_WAYS	6
+extern const struct t_nvme_way t_nvme_ways[T_NVME_NR_WAYS];
+
+/*
  * The same command through NVME_IOCTL_IO64_CMD or NVME_IOCTL_ADMIN64_CMD
  * on @fd: 0, an NVMe status (> 0) or -errno; the 64-bit result in
  * *@result if @result.

@@ -38,22 +38,6 @@
 #define NBLK	16
 #define SLBA	64
 
-struct way {
-	const char	*name;
-	enum t_nvme_path path;
-	__u8		sqe_flags;
-	bool		polled;
-};
-
-static const struct way ways[] = {
-	{ "block node", T_PATH_BDEV, 0, false },
-	{ "block node, IOSQE_ASYNC", T_PATH_BDEV, IOSQE_ASYNC, false },
-	{ "block node, polled", T_PATH_BDEV, 0, true },
-	{ "ng", T_PATH_CHAR, 0, false },
-	{ "ng, polled", T_PATH_CHAR, 0, true },
-	{ "NVME_IOCTL_IO64_CMD", T_PATH_IOCTL, 0, false },
-};
-
 static struct io_uring plain, polled;
 static bool have_poll;
 static __u64 poll_queues;	/* nvme.poll_queues: PCIe namespaces poll */
@@ -71,14 +55,14 @@ static void rw_cmd(struct nvme_uring_cmd *c, const struct t_nvme_fmt *f,
 	}
 }
 
-static int issue(const struct way *w, int bfd, int cfd,
+static int issue(const struct t_nvme_way *w, int bfd, int cfd,
 		 const struct nvme_uring_cmd *c)
 {
 	return t_nvme_io_path(w->polled ? &polled : &plain, w->path, bfd, cfd,
 			      c, w->sqe_flags, NULL);
 }
 
-static void write_via(const struct way *w, const struct t_nvme_fmt *f,
+static void write_via(const struct t_nvme_way *w, const struct t_nvme_fmt *f,
 		      int bfd, int cfd, const void *data, const void *meta)
 {
 	struct nvme_uring_cmd c;
@@ -92,7 +76,7 @@ static void write_via(const struct way *w, const struct t_nvme_fmt *f,
 }
 
 /* Read through @w into poisoned buffers; compare with @data, @meta. */
-static void check_via(const struct way *w, unsigned int poison,
+static void check_via(const struct t_nvme_way *w, unsigned int poison,
 		      const struct t_nvme_fmt *f, int bfd, int cfd,
 		      const void *data, const void *meta, const char *what)
 {
@@ -156,15 +140,15 @@ static void bad_metadata(const struct t_nvme_fmt *f, int bfd, int cfd,
 			c.metadata = cases[i].ptr;
 		if (cases[i].len)
 			c.metadata_len = cases[i].len;
-		want = issue(&ways[5], bfd, cfd, &c);
+		want = issue(&t_nvme_ways[5], bfd, cfd, &c);
 		if (want != (cases[i].len ? -ENOMEM : -EFAULT))
 			t_error("%s: %s: the ioctl answers %s", f->name,
 				cases[i].what, t_nvme_res_str(want));
 		for (p = 0; p < 2; p++) {
-			got = issue(&ways[paths[p]], bfd, cfd, &c);
+			got = issue(&t_nvme_ways[paths[p]], bfd, cfd, &c);
 			if (got != want)
 				t_error("%s: %s through %s: %s, the ioctl %s",
-					f->name, cases[i].what, ways[paths[p]].name,
+					f->name, cases[i].what, t_nvme_ways[paths[p]].name,
 					t_nvme_res_str(got), t_nvme_res_str(want));
 		}
 		t_info("%s: %s: %s on every path", f->name, cases[i].what,
@@ -195,24 +179,24 @@ static void one_namespace(const struct t_nvme_fmt *f)
 
 	t_fill_pattern(data, dlen, 0x3000 + f->nsid);
 	t_fill_pattern(meta, mlen, 0x4000 + f->nsid);
-	write_via(&ways[5], f, bfd, cfd, data, meta);
-	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
-		if (ways[i].polled && !have_poll)
+	write_via(&t_nvme_ways[5], f, bfd, cfd, data, meta);
+	for (i = 0; i < T_NVME_NR_WAYS; i++) {
+		if (t_nvme_ways[i].polled && !have_poll)
 			continue;
-		check_via(&ways[i], 0x11 * (i + 1), f, bfd, cfd, data, meta,
+		check_via(&t_nvme_ways[i], 0x11 * (i + 1), f, bfd, cfd, data, meta,
 			  "written with the ioctl");
 	}
 
 	t_fill_pattern(data, dlen, 0x5000 + f->nsid);
 	t_fill_pattern(meta, mlen, 0x6000 + f->nsid);
-	write_via(&ways[0], f, bfd, cfd, data, meta);
-	check_via(&ways[5], 0x77, f, bfd, cfd, data, meta,
+	write_via(&t_nvme_ways[0], f, bfd, cfd, data, meta);
+	check_via(&t_nvme_ways[5], 0x77, f, bfd, cfd, data, meta,
 		  "written through the block node");
 
 	t_fill_pattern(data, dlen, 0x7000 + f->nsid);
 	t_fill_pattern(meta, mlen, 0x8000 + f->nsid);
-	write_via(&ways[3], f, bfd, cfd, data, meta);
-	check_via(&ways[0], 0x88, f, bfd, cfd, data, meta,
+	write_via(&t_nvme_ways[3], f, bfd, cfd, data, meta);
+	check_via(&t_nvme_ways[0], 0x88, f, bfd, cfd, data, meta,
 		  "written through ng");
 	bad_metadata(f, bfd, cfd, data, meta);
 	if (!have_poll && poll_queues)

@@ -53,23 +53,6 @@ static struct io_uring ring, polled;
 static bool have_poll;		/* queue/io_poll of the namespace */
 static __u64 poll_queues;	/* nvme.poll_queues: PCIe namespaces poll */
 
-/* The ways a command is sent; the first is what the others must equal. */
-struct way {
-	const char		*name;
-	enum t_nvme_path	path;
-	__u8			sqe_flags;
-	bool			polled;
-};
-
-static const struct way ways[] = {
-	{ "block node", T_PATH_BDEV, 0, false },
-	{ "ng", T_PATH_CHAR, 0, false },
-	{ "NVME_IOCTL_IO64_CMD", T_PATH_IOCTL, 0, false },
-	{ "block node, IOSQE_ASYNC", T_PATH_BDEV, IOSQE_ASYNC, false },
-	{ "block node, polled", T_PATH_BDEV, 0, true },
-	{ "ng, polled", T_PATH_CHAR, 0, true },
-};
-#define NR_WAYS	(sizeof(ways) / sizeof(ways[0]))
 
 /* CRC-16/T10-DIF: polynomial 0x8bb7, no reflection, initial value 0. */
 static __u16 crc_t10dif(const unsigned char *p, size_t len)
@@ -121,11 +104,11 @@ static void all_paths(const char *what, const struct t_nvme_fmt *f, int bfd,
 		      unsigned char *data, unsigned char *meta, bool poison,
 		      unsigned char *got_data, unsigned char *got_meta)
 {
-	int res[NR_WAYS];
+	int res[T_NVME_NR_WAYS];
 	unsigned int p;
 
-	for (p = 0; p < NR_WAYS; p++) {
-		const struct way *w = &ways[p];
+	for (p = 0; p < T_NVME_NR_WAYS; p++) {
+		const struct t_nvme_way *w = &t_nvme_ways[p];
 
 		if (w->polled && !have_poll)
 			continue;
@@ -142,17 +125,17 @@ static void all_paths(const char *what, const struct t_nvme_fmt *f, int bfd,
 		if (p && res[p] != res[0])
 			t_error("%s: %s: %s gives %s, %s %s", f->name, what,
 				w->name, t_nvme_res_str(res[p]),
-				ways[0].name, t_nvme_res_str(res[0]));
+				t_nvme_ways[0].name, t_nvme_res_str(res[0]));
 		if (poison && got_data && !res[p] && p) {
 			char m[1024];
 
 			snprintf(m, sizeof(m), "%s: %s, %s against %s: data",
-				 f->name, what, w->name, ways[0].name);
+				 f->name, what, w->name, t_nvme_ways[0].name);
 			t_compare(m, data, got_data, (size_t)NBLK * f->lbs);
 			/* with PRACT and only PI, no metadata is moved */
 			if (c->metadata_len) {
 				snprintf(m, sizeof(m), "%s: %s, %s against %s: metadata",
-					 f->name, what, w->name, ways[0].name);
+					 f->name, what, w->name, t_nvme_ways[0].name);
 				t_compare(m, meta, got_meta, (size_t)NBLK * f->ms);
 			}
 		}
