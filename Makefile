@@ -88,7 +88,7 @@ DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
 endif
 
 .PHONY: help deps repin tree kernel run-kernel given-kernel headers tests fio bench-progs bench fuzz \
-	demo run test shell check checkpatch bisect warnings mutants export-patches install uninstall \
+	demo uc-nvme run test shell check checkpatch bisect warnings mutants export-patches install uninstall \
 	clean distclean
 
 help:
@@ -107,6 +107,8 @@ help:
 	@echo 'make headers         uapi headers of the patched tree (build/headers)'
 	@echo 'make tests           the test programs (build/tests)'
 	@echo 'make demo            the programs make run shows (build/demo)'
+	@echo "make uc-nvme         nvme-cli's verbs through io_uring, also on /dev/nvmeXnY"
+	@echo '                     (build/tool/uc-nvme; uc-nvme help)'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
 	@echo 'make bench-progs     the benchmark programs (build/bench)'
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~25 min)'
@@ -180,8 +182,13 @@ headers: tree
 		headers_install INSTALL_HDR_PATH=$(HEADERS) >/dev/null && \
 	{ [ -z "$$first" ] || echo "==> headers: done in $$(( $$(date +%s) - t0 )) s" >&2; }
 
-tests: headers
+tests: headers uc-nvme
 	@$(MAKE) -s -C tests O=$(BUILD)/tests HDRS=$(HEADERS)/include
+
+# nvme-cli's verbs through io_uring (tool/uc-nvme.c), built against the
+# patched tree's uapi like the tests, which compare it with nvme-cli.
+uc-nvme: headers
+	@$(MAKE) -s -C tool O=$(BUILD)/tool HDRS=$(HEADERS)/include
 
 # fio from the Debian source of the installed version, the engine built in,
 # and the engine alone for the system fio (fio-engine/README.md).
@@ -198,9 +205,9 @@ bench: bench-progs fio
 demo: headers
 	@$(MAKE) -s -C demo O=$(BUILD)/demo HDRS=$(HEADERS)/include
 
-run: demo $(RUN_DEP)
+run: demo uc-nvme $(RUN_DEP)
 	@qemu/run-nvme.sh -k $(RUN_BZIMAGE) --needs kernel/run.config --timeout $(GUEST_TIMEOUT) -- \
-		demo/show.sh $(BUILD)/demo
+		demo/show.sh $(BUILD)/demo $(BUILD)/tool/uc-nvme
 
 checkpatch: kernel
 	@tests/checkpatch.sh
@@ -269,7 +276,7 @@ export-patches:
 	@kernel/tree.sh export
 
 clean:
-	rm -rf $(BUILD)/tests $(BUILD)/demo $(BUILD)/results $(BUILD)/nvme \
+	rm -rf $(BUILD)/tests $(BUILD)/demo $(BUILD)/tool $(BUILD)/results $(BUILD)/nvme \
 		$(BUILD)/headers $(BUILD)/headers-obj
 
 distclean:

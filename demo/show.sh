@@ -10,3 +10,13 @@ echo
 "$bin/show-queries" "$dev"
 echo
 "$bin/show-identify" "$dev"
+
+# uc-nvme: nvme-cli's verbs, each command through io_uring on the block node
+if [ -x "${2:-}" ]; then
+	echo
+	echo "== uc-nvme id-ctrl $dev -o json (nvme-cli's keys; the first lines)"
+	"$2" id-ctrl "$dev" -o json | head -n 8
+	echo "  ..."
+	echo "== uc-nvme smart-log $dev"
+	"$2" smart-log "$dev" | head -n 8
+fi
