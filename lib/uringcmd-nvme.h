@@ -28,7 +28,10 @@
 #define URINGCMD_NVME_H
 
 #include <endian.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <linux/nvme_ioctl.h>
 #include <nvme/types.h>
@@ -387,6 +390,83 @@ static inline const char *uringcmd_nvme_res_str(int res, char *buf, size_t len)
 			 nvme_status_to_string(res, false));
 #endif
 	return buf;
+}
+
+/* ---- probing ------------------------------------------------------------ */
+
+/**
+ * uringcmd_nvme_node() - is @fd an NVMe node?
+ * @fd: an open file
+ *
+ * An NVMe namespace's block node (a path's or a multipath head's), its
+ * generic char node /dev/ngXnY or a controller /dev/nvmeX, as sysfs files
+ * the device (/sys/dev/{block,char}/MAJOR:MINOR under an nvme class).
+ * Check before sending a command to a node a user named: another char
+ * device may complete a uring_cmd in its own way (/dev/null completes
+ * every one with 0).
+ *
+ * Return: true for an NVMe node.
+ */
+static inline bool uringcmd_nvme_node(int fd)
+{
+	char link[64], path[PATH_MAX];
+	struct stat st;
+
+	if (fstat(fd, &st) || !(S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
+		return false;
+	snprintf(link, sizeof(link), "/sys/dev/%s/%u:%u",
+		 S_ISBLK(st.st_mode) ? "block" : "char", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!realpath(link, path))
+		return false;
+	return strstr(path, "/nvme") != NULL;
+}
+
+/**
+ * uringcmd_nvme_probe() - does this NVMe node take passthrough commands?
+ * @fd: /dev/nvmeXnY, /dev/ngXnY or /dev/nvmeX
+ * @nsid: the namespace for the I/O probe; 0: no I/O probe (@p->nvme_io
+ *	is then -EOPNOTSUPP)
+ * @p: where @p->nvme_admin and @p->nvme_io are stored
+ *
+ * Sends, on a ring of its own, Identify Controller through
+ * NVME_URING_CMD_ADMIN and Flush of @nsid through NVME_URING_CMD_IO (no
+ * data; the device writes back its volatile cache), each waited for. An
+ * NVMe status (> 0) means the node took the command and the device
+ * refused it.
+ *
+ * Return: 0 with @p filled in, -ENODEV for a node that is not NVMe
+ * (uringcmd_nvme_node()), or -errno from the ring setup or the buffer.
+ */
+static inline int uringcmd_nvme_probe(int fd, __u32 nsid,
+				      struct uringcmd_probe *p)
+{
+	struct nvme_uring_cmd c;
+	struct io_uring ring;
+	void *buf;
+	int ret;
+
+	if (!uringcmd_nvme_node(fd))
+		return -ENODEV;
+	if (posix_memalign(&buf, 4096, NVME_IDENTIFY_DATA_SIZE))
+		return -ENOMEM;
+	ret = uringcmd_nvme_queue_init(2, &ring, 0);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+	uringcmd_prep_nvme(io_uring_get_sqe(&ring), fd, NVME_URING_CMD_ADMIN, &c);
+	p->nvme_admin = uringcmd_probe_wait(&ring);
+	p->nvme_io = -EOPNOTSUPP;
+	if (nsid) {
+		uringcmd_nvme_flush(&c, nsid);
+		uringcmd_prep_nvme(io_uring_get_sqe(&ring), fd, NVME_URING_CMD_IO, &c);
+		p->nvme_io = uringcmd_probe_wait(&ring);
+	}
+	io_uring_queue_exit(&ring);
+	free(buf);
+	return 0;
 }
 
 /* ---- the namespace's format --------------------------------------------- */

@@ -35,11 +35,15 @@
 #define URINGCMD_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <linux/blkzoned.h>	/* BLKGETZONESZ, BLKGETNRZONES */
 #include <linux/fs.h>
 #include <linux/ioctl.h>
@@ -56,6 +60,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * The library's version: uringcmd.pc and uringcmd-nvme.pc say the same
+ * (lib/Makefile reads it here). 0.2 added the probes and the man pages.
+ */
+#define URINGCMD_VERSION_MAJOR	0
+#define URINGCMD_VERSION_MINOR	2
+#define URINGCMD_VERSION	"0.2"
+/* True when this library is @major.@minor or newer. */
+#define URINGCMD_AT_LEAST(major, minor)					\
+	(URINGCMD_VERSION_MAJOR > (major) ||				\
+	 (URINGCMD_VERSION_MAJOR == (major) &&				\
+	  URINGCMD_VERSION_MINOR >= (minor)))
 
 /*
  * True when the liburing in use is @major.@minor or newer. liburing 2.4
@@ -286,6 +303,100 @@ static inline int uringcmd_block_query_answer(const struct uringcmd_block_query 
 	if (res < 0)
 		return res;
 	*val = q->needs_addr || (!res && answer) ? *answer : (__u64)res;
+	return 0;
+}
+
+/* ---- probing: which of the commands a node takes ------------------------- */
+
+/**
+ * struct uringcmd_probe - what the probes found, each a cqe->res
+ * @block_query: BLKSSZGET through BLOCK_URING_CMD_IOCTL: the logical block
+ *	size (> 0) where the kernel has the block queries (the uringcmd
+ *	series); -EOPNOTSUPP where block devices take no uring_cmd (Linux
+ *	6.1 without the series), -EINVAL where they take only Linux 6.12's
+ * @discard: BLOCK_URING_CMD_DISCARD through a read-only open: -EBADF where
+ *	the kernel has the command and the device discards (the open mode is
+ *	checked before anything is discarded), -EOPNOTSUPP where either
+ *	lacks it
+ * @nvme_admin: Identify Controller through NVME_URING_CMD_ADMIN: 0 where
+ *	the node takes admin commands, -EACCES where it would with
+ *	CAP_SYS_ADMIN, -EOPNOTSUPP or -ENOTTY where it takes none (a block
+ *	node without the series, /dev/ngXnY on Linux 6.1)
+ * @nvme_io: Flush through NVME_URING_CMD_IO, the same answers for I/O
+ *	commands (/dev/nvmeX takes none)
+ */
+struct uringcmd_probe {
+	int	block_query;
+	int	discard;
+	int	nvme_admin;
+	int	nvme_io;
+};
+
+/* one prepared SQE of @ring submitted and waited for: its cqe->res */
+static inline int uringcmd_probe_wait(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/**
+ * uringcmd_probe_block() - does this block device take the block commands?
+ * @fd: an open block device, any open mode
+ * @p: where @p->block_query and @p->discard are stored
+ *
+ * Sends two commands on a ring of its own: BLKSSZGET through
+ * BLOCK_URING_CMD_IOCTL on @fd, and a discard of the first logical block
+ * through a second, read-only open of the same node (/proc/self/fd), which
+ * a kernel that has the command refuses with -EBADF before it discards
+ * anything. Nothing is written. Ask the kernel this way, not its version.
+ *
+ * Return: 0 with @p filled in, -ENOTBLK for a file that is not a block
+ * device (a char device may complete any uring_cmd in its own way:
+ * /dev/null completes every one with 0), or -errno from the ring setup or
+ * the second open.
+ */
+static inline int uringcmd_probe_block(int fd, struct uringcmd_probe *p)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	char path[32];
+	struct stat st;
+	__u64 answer;
+	int ret, rofd;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rofd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rofd < 0)
+		return -errno;
+	ret = io_uring_queue_init(2, &ring, 0);
+	if (ret) {
+		close(rofd);
+		return ret;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	uringcmd_prep_block_query(sqe, fd, BLKSSZGET, &answer);
+	p->block_query = uringcmd_probe_wait(&ring);
+	if (p->block_query == 0)
+		p->block_query = (int)answer;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_cmd_discard(sqe, rofd, 0, 4096);
+	p->discard = uringcmd_probe_wait(&ring);
+	io_uring_queue_exit(&ring);
+	close(rofd);
 	return 0;
 }
 

@@ -25,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <limits.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <uringcmd-nvme.h>
@@ -310,27 +308,6 @@ static void *alloc_buf(size_t len)
 	}
 	memset(p, 0, len);
 	return p;
-}
-
-/*
- * An NVMe node: the namespace's block node (a path's or a multipath
- * head's), its generic char node or a controller. Anything else might
- * take a uring_cmd of its own meaning (/dev/null completes every one with
- * 0), so it is refused before a command is sent.
- */
-static bool is_nvme_node(int fd)
-{
-	char link[64], path[PATH_MAX];
-	struct stat st;
-
-	if (fstat(fd, &st) || !(S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-		return false;
-	snprintf(link, sizeof(link), "/sys/dev/%s/%u:%u",
-		 S_ISBLK(st.st_mode) ? "block" : "char", major(st.st_rdev),
-		 minor(st.st_rdev));
-	if (!realpath(link, path))
-		return false;
-	return strstr(path, "/nvme") != NULL;
 }
 
 static __u32 default_nsid(void)
@@ -1111,7 +1088,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", dev_path, strerror(errno));
 		return 1;
 	}
-	if (!is_nvme_node(dev_fd)) {
+	if (!uringcmd_nvme_node(dev_fd)) {
 		fprintf(stderr, PROG ": %s: not an NVMe namespace, generic node or "
 			"controller\n", dev_path);
 		return 1;
