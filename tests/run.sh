@@ -87,6 +87,13 @@
 #                      scan kmemleak even with TEST_ONLY (0)
 #   TEST_RESULTS_HOST  RESULTSDIR as the reader sees it, for the FAIL
 #                      lines (check.sh: its host path)
+#   TEST_DEVICE_ONLY   1 (tests/check-device.sh, make check-device): the
+#                      running kernel is a user's and TEST_NVME_DEV the one
+#                      namespace the user gave up: no device is made (as
+#                      TEST_BLOCK_DEVS=nvme), no nvmet target (as
+#                      TEST_FABRICS=0), and the tests that would touch
+#                      anything else (other namespaces, the controller's
+#                      resets, QEMU, null_blk) skip, saying why
 #
 # A test fails, whatever its exit code, if the kernel log written after its
 # "uringcmd-test: start NAME" marker matches SPLAT_RE, or if the kernel's
@@ -392,6 +399,34 @@ selected() {
 	return 1
 }
 
+# device_only_skip TEST: with TEST_DEVICE_ONLY=1, why TEST does not run on a
+# user's namespace, into skip_why; status 1 if it runs. Every test not
+# named here uses only TEST_NVME_DEV, its ng node, admin commands that
+# change nothing on its controller, loopback sockets and loop devices of
+# its own.
+device_only_skip() {
+	skip_why=
+	[ "${TEST_DEVICE_ONLY:-0}" = 1 ] || return 1
+	case $1 in
+	nvme_meta_*|nvme_pi|nvme_lba4k|nvme_zoned|fio_meta_pi)
+		skip_why="writes to the controller's other namespaces of a format (QEMU's --ns ones); check-device uses only the namespace given" ;;
+	nvme_partition)
+		skip_why="partitions namespace 2 of the controller and an nvmet namespace it sets up; check-device uses only the namespace given" ;;
+	nvme_hotplug_del)
+		skip_why="removes a namespace through QEMU's QMP (run-nvme.sh --qmp-agent)" ;;
+	nvme_bdev_faults|nvme_fault_inject)
+		skip_why="resets the controller and injects faults, which other namespaces on it would meet" ;;
+	uring_fuzz)
+		skip_why="sends random admin commands to the controller, which serves other namespaces too, and fuzzes null_blk and loop devices made for it" ;;
+	bench_*)
+		skip_why="takes namespace 2 of the controller for its floor (bench/run.sh); make bench is the benchmark" ;;
+	check_device)
+		skip_why="the guest's test of check-device itself" ;;
+	*)
+		return 1 ;;
+	esac
+}
+
 # ---- main ----------------------------------------------------------------
 
 note "uringcmd tests on $(uname -r), binaries from $bindir"
@@ -468,7 +503,7 @@ for bin in "$bindir"/block_* "$bindir"/uring_fuzz; do
 			default_devs_used=1
 	fi
 done
-if [ "${TEST_BLOCK_DEVS:-}" = nvme ]; then
+if [ "${TEST_BLOCK_DEVS:-}" = nvme ] || [ "${TEST_DEVICE_ONLY:-0}" = 1 ]; then
 	block_devs=("$nvme_dev")
 elif [ -n "${TEST_BLOCK_DEVS:-}" ]; then
 	read -r -a block_devs <<<"$TEST_BLOCK_DEVS"
@@ -489,9 +524,10 @@ fi
 note "block devices: ${block_devs[*]}"
 
 # Leaks show up only in a scan, for objects older than a few seconds; a
-# TEST_ONLY run scans only under TEST_STRICT (make check's second boot).
+# TEST_ONLY run scans only under TEST_STRICT (make check's second boot);
+# not on a user's kernel (TEST_DEVICE_ONLY), whose other leaks are not ours.
 scan_leaks=0
-if [ -w /sys/kernel/debug/kmemleak ] &&
+if [ -w /sys/kernel/debug/kmemleak ] && [ "${TEST_DEVICE_ONLY:-0}" != 1 ] &&
 	{ [ -z "${TEST_ONLY:-}" ] || [ "$strict" = 1 ]; }; then
 	scan_leaks=1
 	echo clear >/sys/kernel/debug/kmemleak || true
@@ -506,6 +542,10 @@ for bin in "$bindir"/*; do
 	case $test in fabrics_*) continue ;; esac	# run_fabrics runs these
 	selected "$test" || continue
 	ntests=$((ntests + 1))
+	if device_only_skip "$test"; then
+		verdict SKIP "$test" "$skip_why"
+		continue
+	fi
 	case $test in
 	block_*)
 		for dev in "${block_devs[@]}"; do
@@ -519,6 +559,11 @@ for bin in "$bindir"/*; do
 		;;
 	nvme_*|fio_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		;;
+	check_device)
+		# a nested run.sh of a few tests on namespace 2, in one test
+		timeout_s=$((timeout_s * 3)) run_test "$test" "$bin" \
+			"$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
 	uring_fuzz)
 		fuzz_targets=() fuzz_scratch=()
@@ -559,7 +604,7 @@ for bin in "$bindir"/*; do
 	esac
 done
 
-run_fabrics
+[ "${TEST_DEVICE_ONLY:-0}" = 1 ] || run_fabrics
 
 if [ "$ntests" = 0 ]; then
 	fail_step "test binaries" "none in $bindir${TEST_ONLY:+ matching TEST_ONLY=$TEST_ONLY}"
