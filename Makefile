@@ -88,7 +88,7 @@ DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
 endif
 
 .PHONY: help deps repin tree kernel run-kernel given-kernel headers tests fio bench-progs bench fuzz \
-	demo uc-nvme run test shell check checkpatch bisect warnings mutants export-patches install uninstall \
+	demo uc-nvme run test shell check check-device checkpatch bisect warnings mutants export-patches install uninstall \
 	clean distclean
 
 help:
@@ -100,6 +100,8 @@ help:
 	@echo '                     run, check, test, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
 	@echo '                     every target that boots: KVM=1 runs the guest under KVM'
+	@echo 'make check-device DEV=/dev/nvmeXnY  the tests on this machine'"'"'s kernel and that'
+	@echo '                     namespace, destroying its data (CONFIRM=destroy-nvmeXnY)'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
 	@echo 'make repin           pin the newest linux-source-6.1 (if both series apply) and fio'
 	@echo 'make tree            extract linux-source-6.1 into build/linux, apply both series'
@@ -258,6 +260,13 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio) $(if $(findstring bench
 		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
 		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) \
 		tests/run.sh $(BUILD)/tests /run/results/tests
+
+# The suite on the running kernel (a machine with the series installed) and
+# a namespace the user gives up: tests/check-device.sh says what it refuses.
+# No QEMU; T as make test's.
+check-device: tests
+	@[ -n "$(DEV)" ] || { echo "make check-device: name the namespace, e.g. make check-device DEV=/dev/nvme0n1" >&2; exit 2; }
+	@T='$(T)' CONFIRM='$(CONFIRM)' tests/check-device.sh '$(DEV)'
 
 # bash on the guest's console, with the checkout mounted and the tests built;
 # exit (or Ctrl-D) powers the guest off.

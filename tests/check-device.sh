@@ -41,6 +41,8 @@ me=check-device
 top=$(cd "$(dirname "$0")/.." && pwd)
 bindir=$top/build/tests
 probe=$bindir/.tools/device_probe
+# set by getf and devname
+name='' c='' state='' no='' dmname='' backing='' comm='' size='' nsid='' model=''
 
 refuse() {
 	echo "$me: $*" >&2
@@ -53,9 +55,27 @@ if [ $# != 1 ] || [ -z "$1" ]; then
 fi
 dev=$1
 
-[ "$(id -u)" = 0 ] || refuse "run it as root: the tests send NVMe admin commands and open $dev exclusively"
+[ "$EUID" = 0 ] || refuse "run it as root: the tests send NVMe admin commands and open $dev exclusively"
 [ -x "$probe" ] || refuse "no $probe: build the tests first (make tests)"
 [ -b "$dev" ] || refuse "$dev is not a block device"
+
+# getf VAR FILE: FILE's first line into VAR, blanks trimmed ("" if
+# unreadable): sysfs without a program run per file, which under QEMU's
+# emulation costs a tenth of a second each
+getf() {
+	local _v=
+	read -r _v <"$2" 2>/dev/null || true
+	printf -v "$1" '%s' "$_v"
+}
+
+# devname VAR DIR: the DEVNAME of sysfs device DIR (its uevent) into VAR
+devname() {
+	local _l _n=
+	while read -r _l; do
+		[ "${_l#DEVNAME=}" = "$_l" ] || _n=${_l#DEVNAME=}
+	done <"$2/uevent" 2>/dev/null || true
+	printf -v "$1" '%s' "$_n"
+}
 
 # majmin NODE: the device number of a device node, as sysfs writes it
 majmin() {
@@ -66,7 +86,7 @@ majmin() {
 }
 
 devno=$(majmin "$dev")
-name=$(basename "$(readlink -f "/sys/dev/block/$devno")")
+devname name "/sys/dev/block/$devno"
 sys=/sys/class/block/$name
 if [ -e "$sys/partition" ]; then
 	refuse "$dev ($name) is a partition: name the whole NVMe namespace (/dev/nvmeXnY)"
@@ -81,14 +101,16 @@ chr=/dev/ng${name#nvme}
 # live one of its paths (nvmeSUBcCTRLnNS: /dev/nvmeCTRL).
 ctrl=
 if [ -e "$sys/device/cntlid" ]; then
-	ctrl=/dev/$(basename "$(readlink -f "$sys/device")")
+	devname c "$sys/device"
+	ctrl=/dev/$c
 else
 	for p in "$sys"/multipath/nvme*; do
 		[ -e "$p" ] || continue
 		c=${p##*/}
 		c=${c#nvme*c}
 		c=nvme${c%%n*}
-		if [ -z "$ctrl" ] || [ "$(cat "/sys/class/nvme/$c/state" 2>/dev/null)" = live ]; then
+		getf state "/sys/class/nvme/$c/state"
+		if [ -z "$ctrl" ] || [ "$state" = live ]; then
 			ctrl=/dev/$c
 		fi
 	done
@@ -112,7 +134,7 @@ same_node() {
 for n in "${nodes[@]}"; do
 	what=/dev/$n
 	[ "$n" = "$name" ] || what="$what, a partition of $dev,"
-	no=$(cat "/sys/class/block/$n/dev")
+	getf no "/sys/class/block/$n/dev"
 
 	# mounted: the mount's device number, or its source (btrfs and
 	# others give their mounts a device number of their own)
@@ -124,16 +146,21 @@ for n in "${nodes[@]}"; do
 			refuse "$what is mounted on $mnt: unmount it first"
 		fi
 	done </proc/self/mountinfo
-	while read -r sw _; do
-		! same_node "$sw" "$no" || refuse "$what is swap: swapoff $sw first"
-	done < <(tail -n +2 /proc/swaps)
+	# (no /proc/swaps on a kernel without CONFIG_SWAP; its first line
+	# names the columns)
+	if [ -r /proc/swaps ]; then
+		while read -r sw _; do
+			! same_node "$sw" "$no" || refuse "$what is swap: swapoff $sw first"
+		done </proc/swaps
+	fi
 
 	held=()
 	for h in "/sys/class/block/$n/holders"/*; do
 		[ -e "$h" ] || continue
 		h=${h##*/}
 		if [ -r "/sys/class/block/$h/dm/name" ]; then
-			h="$h (dm $(cat "/sys/class/block/$h/dm/name"))"
+			getf dmname "/sys/class/block/$h/dm/name"
+			h="$h (dm $dmname)"
 		fi
 		held+=("$h")
 	done
@@ -142,12 +169,21 @@ for n in "${nodes[@]}"; do
 
 	for l in /sys/class/block/loop*/loop/backing_file; do
 		[ -r "$l" ] || continue
-		if same_node "$(cat "$l")" "$no"; then
+		getf backing "$l"
+		if same_node "$backing" "$no"; then
 			l=${l%/loop/backing_file}
 			refuse "$what backs loop device /dev/${l##*/}: losetup -d it first"
 		fi
 	done
 
+done
+
+# claimed (O_EXCL), as by a file system, dm, md or a program: the
+# partitions first, as a claimed partition makes the whole disk busy too
+for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
+	n=${nodes[i]}
+	what=/dev/$n
+	[ "$n" = "$name" ] || what="$what, a partition of $dev,"
 	if ! out=$("$probe" excl "/dev/$n"); then
 		refuse "$what is in use ($out): something claims it (a file system, dm, md, another program)"
 	fi
@@ -163,7 +199,8 @@ for fd in /proc/[0-9]*/fd/*; do
 		[ "$pid" != $$ ] || continue
 		what=/dev/$n
 		[ "$n" = "$name" ] || what="$what, a partition of $dev,"
-		refuse "$what is open by pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null)): end it first"
+		getf comm "/proc/$pid/comm"
+		refuse "$what is open by pid $pid ($comm): end it first"
 	done
 done
 
@@ -180,10 +217,16 @@ esac
 
 # ---- the user gives the namespace's data up ------------------------------
 
-size=$(( $(cat "$sys/size") * 512 / 1000000000 ))
-model=$(cat "$sys/device/model" 2>/dev/null || true)
-model=${model%"${model##*[! ]}"}
-desc="$size GB${model:+, $model}, namespace $(cat "$sys/nsid") of ${ctrl#/dev/}"
+getf size "$sys/size"
+getf nsid "$sys/nsid"
+size=$((size * 512 / 1000000))
+if [ "$size" -ge 10000 ]; then
+	size="$((size / 1000)) GB"
+else
+	size="$size MB"
+fi
+getf model "$sys/device/model"
+desc="$size${model:+, $model}, namespace $nsid of ${ctrl#/dev/}"
 want=destroy-$name
 if [ "${CONFIRM:-}" != "$want" ]; then
 	[ -z "${CONFIRM:-}" ] ||
