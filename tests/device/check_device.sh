@@ -18,8 +18,9 @@
 # partition node as its source (check-device matches a mount by its
 # device number or by its source); the unpatched kernel is not booted:
 # the probe is pointed (CHECK_DEVICE_PROBE_NODE) at the namespace's
-# /dev/ngXnY, which does not serve the series' commands either (-ENOTTY),
-# so the probe's failure path and message run on a real kernel answer,
+# /dev/ngXnY, which is no block node (-ENOTBLK from the block probe) and
+# takes no admin uring_cmd on 6.1 (-ENOTTY, a real kernel answer), so the
+# probe's failure path and message run,
 # while an unpatched kernel's block node answers -EOPNOTSUPP (no
 # ->uring_cmd in 6.1's block_device fops). No swap (CONFIG_SWAP is off).
 set -eu
@@ -88,7 +89,7 @@ loops+=("$loop")
 refused "loop device" "^check-device: $loop \(${loop#/dev/}\) is not an NVMe namespace block device \(/dev/nvmeXnY\)\$" \
 	"$loop" CONFIRM="destroy-${loop#/dev/}"
 refused "unpatched kernel (probe on $chr)" \
-	"^check-device: this kernel \(.*\) lacks the uringcmd series, or $chr does not serve it: BLOCK_URING_CMD_IOCTL\(BLKSSZGET\) answered -ENOTTY, NVME_URING_CMD_ADMIN \(Identify Controller\) -ENOTTY on $chr\$" \
+	"^check-device: this kernel \(.*\) lacks the uringcmd series, or $chr does not serve it: BLOCK_URING_CMD_IOCTL\(BLKSSZGET\) answered -ENOTBLK, NVME_URING_CMD_ADMIN \(Identify Controller\) -ENOTTY on $chr\$" \
 	"$dev" "$yes" CHECK_DEVICE_PROBE_NODE="$chr"
 
 # The namespace itself in use: every refusal with the confirmation given.
