@@ -40,7 +40,7 @@ enum fmt { FMT_NORMAL, FMT_JSON, FMT_BINARY };
 static enum fmt out_fmt;
 static int out_depth;
 static bool out_first[16];
-static char out_path[256];	/* normal: the key path of nested values */
+static int out_width = 10;	/* normal: the widest key of the structure */
 
 static void json_str(const char *s)
 {
@@ -80,8 +80,8 @@ static void emit(const char *key, const char *v, bool string)
 		else
 			fputs(v, stdout);
 	} else {
-		printf("%-*s : %s\n", out_depth > 1 ? 18 : 10,
-		       key ? key : out_path, v);
+		printf("%*s%-*s : %s\n", out_depth > 1 ? 2 : 0, "",
+		       out_width, key ? key : "", v);
 	}
 }
 
@@ -354,6 +354,7 @@ static void show_id_ctrl(const struct nvme_id_ctrl *c)
 	char uuid[NVME_UUID_LEN_STRING];
 	int i;
 
+	out_width = 17;
 	open_obj(NULL);
 	emit_i32("vid", le16toh(c->vid));
 	emit_i32("ssvid", le16toh(c->ssvid));
@@ -472,6 +473,7 @@ static void show_id_ns(const struct nvme_id_ns *ns)
 	char hex[2 * 16 + 1];
 	int i;
 
+	out_width = 8;
 	open_obj(NULL);
 	emit_u64("nsze", le64toh(ns->nsze));
 	emit_u64("ncap", le64toh(ns->ncap));
@@ -533,6 +535,7 @@ static void show_smart_log(const struct nvme_smart_log *s)
 	char key[32];
 	int i;
 
+	out_width = 38;
 	open_obj(NULL);
 	emit_i32("critical_warning", s->critical_warning);
 	emit_i32("temperature", (__u32)s->temperature[1] << 8 | s->temperature[0]);

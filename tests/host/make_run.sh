@@ -39,6 +39,13 @@ rows=$(awk '$1 ~ /^BLK/ { n++
 [ -z "$(sed -n 2p <<<"$rows")" ] || fail "cqe->res, uring_cmd, ioctl and sysfs disagree:$(sed -n 2p <<<"$rows")"
 [ "$(grep -c 'same bytes as NVME_IOCTL_ADMIN_CMD (status 0): yes$' "$out")" = 3 ] ||
 	fail "the admin commands differ from the ioctl: $(grep 'same bytes' "$out" | tr '\n' ' ')"
+# uc-nvme's JSON names the controller the demo's identify read
+vid=$(sed -n 's/^  controller: vid \(0x[0-9a-f]*\),.*/\1/p' "$out")
+if [ -z "$vid" ] || ! grep -q "^  \"vid\":$((vid)),\$" "$out"; then
+	fail "no uc-nvme id-ctrl JSON with vid $vid: $(grep -m 1 -e '"vid"' -e 'uc-nvme' "$out")"
+fi
+grep -q '^Smart Log for NVME device:nvme0n1 namespace-id:ffffffff$' "$out" ||
+	fail "no uc-nvme smart-log: $(grep -m 1 'uc-nvme' "$out")"
 grep -q 'sysrq: Resetting' "$console" || fail "the guest did not end by a reset ($console)"
 ! grep -q 'Kernel panic' "$console" || fail "the guest panicked ($console)"
 echo "PASS $name"
