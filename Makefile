@@ -74,6 +74,7 @@ DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli \
 	iproute2 util-linux procps shellcheck rsync tmux \
 	dpkg-dev libaio-dev libnuma-dev zlib1g-dev python3 gnuplot-nox linux-perf \
+	fakeroot openssl \
 	gcc-multilib liburing-dev:i386 libcap-dev:i386
 
 # make run alone installs only what it needs (a shorter first apt-get): the
@@ -120,6 +121,9 @@ help:
 	@echo 'make warnings        W=1 and sparse on the files both series touch, base vs tip'
 	@echo "make mutants [MUTANTS='NN*']  does the suite catch a broken kernel? each bug"
 	@echo '                     in tests/mutants/ built and tested alone (not in check)'
+	@echo 'make deb [CONFIG=file]  the kernel as Debian packages for your own machine'
+	@echo '                     (build/deb): your config (default /boot/config-$$(uname -r))'
+	@echo '                     plus what the series needs; never installed here'
 	@echo 'make export-patches  re-export both series from build/linux'
 	@echo 'make install         the library headers (lib/) and uringcmd.pc under PREFIX'
 	@echo '                     (/usr/local), DESTDIR honoured'
@@ -283,6 +287,13 @@ uninstall:
 
 export-patches:
 	@kernel/tree.sh export
+
+# The patched kernel as Debian packages (bindeb-pkg) for the user's own
+# machine: CONFIG=file, else the running kernel's /boot/config-$(uname -r),
+# plus kernel/deb.config; release VERSION-uringcmd; build/deb.
+.PHONY: deb
+deb: tree
+	@kernel/deb.sh $(CONFIG)
 
 clean:
 	rm -rf $(BUILD)/tests $(BUILD)/demo $(BUILD)/tool $(BUILD)/results $(BUILD)/nvme \
