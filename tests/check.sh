@@ -47,7 +47,9 @@ gate() {
 # stubbed apt, make help, make install of the library and a program built
 # against it, KERNEL= with a foreign kernel's config, make run as a first
 # one meets it (kernel/run.config's kernel, one boot; not with
-# --given-kernel, make check KERNEL=, which builds no kernel). In both
+# --given-kernel, make check KERNEL=, which builds no kernel); make deb
+# from this kernel's config, its packaged kernel booted (tests/host/deb.sh;
+# not with --given-kernel either, the config being the built kernel's). In both
 # runs: make shell through a pty, on this run's kernel; in the plain one,
 # KVM=1 through the targets that boot (tests/host/kvm.sh).
 if [ "$gates" = 1 ]; then
@@ -62,6 +64,7 @@ if [ "$gates" = 1 ]; then
 	gate lib_install "$top/tests/host/lib_install.sh"
 	gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
 	[ "$given" = 1 ] || gate make_run "$top/tests/host/make_run.sh"
+	[ "$given" = 1 ] || gate deb "$top/tests/host/deb.sh"
 fi
 gate make_shell "$top/tests/host/make_shell.sh" --kernel "$kernel" --results "$results/make_shell"
 [ "$gates" = 0 ] || gate kvm "$top/tests/host/kvm.sh" --kernel "$kernel"
