@@ -114,13 +114,15 @@ printf '%s\n' "$rev" >"$obj/.version"
 
 t0=$(date +%s)
 progress "deb: building the kernel in ${obj#"$top/"} (a rebuild or a config close to the guest's: minutes; a distribution's config from an empty ccache: hours on 2 cores)"
+# after a whole build here, its count of objects (as kernel/build.sh)
+total=$(cat "$obj/.uringcmd-objects" 2>/dev/null || true)
 ticker=
 if [ -n "$quiet" ]; then
 	touch "$obj/.uringcmd-build-start"
 	(
 		exec 3>&2 2>/dev/null
 		while sleep 60; do
-			progress "deb: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled so far" 2>&3
+			progress "deb: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled${total:+ of about $total}" 2>&3
 		done
 	) &
 	ticker=$!
@@ -136,6 +138,7 @@ if [ -n "$ticker" ]; then
 	kill "$ticker" 2>/dev/null || true
 	trap - EXIT
 fi
+find "$obj" -name '*.o' ! -name '.tmp*' | wc -l >"$obj/.uringcmd-objects"
 release=$(cat "$obj/include/config/kernel.release")
 version=$release-$rev
 progress "deb: kernel $release built in $(( $(date +%s) - t0 )) s; packaging it (bindeb-pkg)"
