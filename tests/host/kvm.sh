@@ -4,7 +4,8 @@
 #   tests/host/kvm.sh --kernel BZIMAGE
 # First with a stand-in qemu-system-x86_64 (first in PATH) that records
 # its arguments and exits: make test, run, bench and shell with KVM=1 each
-# start it with -accel kvm, and without KVM=1 with TCG. Then, where
+# start it with -accel kvm, and without KVM=1 with TCG; make bench KVM=1
+# reports to RESULTS-kvm.md, beside the TCG run's RESULTS.md. Then, where
 # /dev/kvm exists, the real thing with UC_KVM_BOOT_WAIT=10: the guest boots
 # (KVM works here) or run-nvme.sh ends it and names the fallback.
 # Prints "PASS kvm[host]" or "FAIL kvm[host]: reason".
@@ -48,6 +49,9 @@ for t in "test T=block_query_batch" run bench shell; do
 	got=$(accel_of kvm $t KVM=1 KERNEL="$kernel")
 	[ "$got" = "-accel kvm " ] || fail "make $t KVM=1 started QEMU with '${got:-nothing}', not -accel kvm"
 done
+# a KVM benchmark run goes beside the TCG one, never over RESULTS.md
+tr -d '\r' <"$work/bench.out" | grep -q '^bench: 3 boots under KVM; the report goes to RESULTS-kvm.md$' ||
+	fail "make bench KVM=1 does not report to RESULTS-kvm.md: $(grep -m 1 '^bench' "$work/bench.out")"
 got=$(accel_of tcg test T=block_query_batch KERNEL="$kernel")
 [ "$got" = "-accel tcg " ] || fail "make test without KVM=1 started QEMU with '${got:-nothing}', not -accel tcg"
 
