@@ -97,7 +97,7 @@ struct uc_options {
 	unsigned int sqpoll_cpu;
 	unsigned int sqpoll_cpu_set;
 	unsigned int force_async;
-	unsigned int nonvectored;
+	int nonvectored;		/* fio's: -1 (default) and 1 non-vectored */
 	unsigned int md_per_io_size;	/* fio's io_uring_cmd names */
 	unsigned int pi_act;
 	char *pi_chk;
@@ -162,15 +162,18 @@ static bool uc_is_admin(unsigned int cmd)
 	return cmd != UC_CMD_IO && cmd != UC_CMD_BLOCK_QUERY;
 }
 
-/* Features whose Get Features returns a data structure, and its size. */
+/*
+ * Features whose Get Features returns a data structure, and its size:
+ * libnvme's table (nvme_get_feature_length(), as nvme-cli uses it), 0 for
+ * a feature it does not know.
+ */
 static __u32 uc_feature_data_len(unsigned int fid)
 {
-	switch (fid) {
-	case NVME_FEAT_FID_LBA_RANGE:	return 4096;
-	case NVME_FEAT_FID_AUTO_PST:	return 256;
-	case NVME_FEAT_FID_TIMESTAMP:	return 8;
-	}
-	return 0;
+	__u32 len = 0;
+
+	if (nvme_get_feature_length((int)fid, 0, &len))
+		return 0;
+	return len;
 }
 
 /* Features whose current value may change between two reads. */
@@ -926,6 +929,12 @@ static int fio_uringcmd_getevents(struct thread_data *td, unsigned int min,
 	int ret;
 
 	ld->nr_events = 0;
+	/*
+	 * DEFER_TASKRUN: completions are posted only when this task enters
+	 * the kernel for events; fio's own engine enters once per call too.
+	 */
+	if (ld->ring.flags & IORING_SETUP_DEFER_TASKRUN)
+		io_uring_get_events(&ld->ring);
 	for (;;) {
 		uc_reap(td, max);
 		if (ld->nr_events >= min)
@@ -1116,8 +1125,30 @@ static int fio_uringcmd_init(struct thread_data *td)
 			p.flags |= IORING_SETUP_SQ_AFF;
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
+	} else {
+		/*
+		 * As fio's io_uring engines set the ring up
+		 * (fio_ioring_cmd_queue_init()): no IPI to run completions
+		 * (COOP_TASKRUN), one issuer whose task work waits until it
+		 * reaps (SINGLE_ISSUER, DEFER_TASKRUN; not with SQPOLL, whose
+		 * thread is the issuer), each dropped where a kernel refuses it.
+		 */
+		p.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+			   IORING_SETUP_DEFER_TASKRUN;
 	}
-	ret = io_uring_queue_init_params(td->o.iodepth, &ld->ring, &p);
+	for (;;) {
+		struct io_uring_params q = p;
+
+		ret = io_uring_queue_init_params(td->o.iodepth, &ld->ring, &q);
+		if (ret != -EINVAL)
+			break;
+		if (p.flags & IORING_SETUP_DEFER_TASKRUN)
+			p.flags &= ~(IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER);
+		else if (p.flags & IORING_SETUP_COOP_TASKRUN)
+			p.flags &= ~IORING_SETUP_COOP_TASKRUN;
+		else
+			break;
+	}
 	if (ret) {
 		log_err("fio: uringcmd: io_uring_queue_init (SQE128|CQE32%s%s): %s%s\n",
 			o->hipri ? "|IOPOLL" : "", o->sqpoll_thread ? "|SQPOLL" : "",
@@ -1378,8 +1409,10 @@ static struct fio_option options[] = {
 		.lname	= "Non-vectored",
 		.type	= FIO_OPT_INT,
 		.off1	= offsetof(struct uc_options, nonvectored),
-		.def	= "1",
-		.help	= "Use NVME_URING_CMD_IO (1) or NVME_URING_CMD_IO_VEC (0)",
+		.def	= "-1",
+		.minval	= -1,
+		.maxval	= 1,
+		.help	= "Use NVME_URING_CMD_IO (-1, the default, or 1) or NVME_URING_CMD_IO_VEC (0), as fio's io_uring_cmd",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
