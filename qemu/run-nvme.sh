@@ -62,6 +62,10 @@ in /proc/config.gz in the guest.
                         that prints nothing in UC_KVM_BOOT_WAIT seconds
                         (30) is ended, and the message says to run without
                         it (nested KVM hangs on some hosts)
+      --icount          count instructions instead of time: one vCPU,
+                        single-threaded TCG, -icount shift=0,sleep=off, so
+                        the guest's clock advances 1 ns per retired
+                        instruction (bench/icount.sh); not with --kvm
       --mem MB          guest memory (default 2048)
       --cpus N          guest CPUs (default 2)
       --results DIR     writable share, /run/results in the guest (default: a
@@ -78,7 +82,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
 any_config=0 needs=$top/kernel/guest.config
-accel=tcg mem=2048 cpus=2 results='' append=
+accel=tcg mem=2048 cpus=2 results='' icount=0 append=
 # make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
 [ "${UC_KVM:-0}" != 1 ] || accel=kvm
 
@@ -101,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--needs) needs=$2; shift ;;
 	--any-config) any_config=1 ;;
 	--kvm) accel=kvm ;;
+	--icount) icount=1 ;;
 	--mem) mem=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--results) results=$2; shift ;;
@@ -128,6 +133,9 @@ check_setup() {
 	[ -f "$needs" ] || die "--needs $needs: no such config fragment"
 	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
 		die "$kernel is not an x86 bzImage"
+	if [ "$icount" = 1 ] && [ "$accel" = kvm ]; then
+		die "--icount is TCG's instruction counter: not with --kvm (or UC_KVM=1)"
+	fi
 	if [ "$accel" = kvm ] && [ ! -w /dev/kvm ]; then
 		die "--kvm given but /dev/kvm is not usable"
 	fi
@@ -312,10 +320,15 @@ results=$(cd "$results" && pwd)
 rm -f "$results/rc" "$results/console.log"
 write_command "$@"
 
+# --icount: one vCPU on one TCG thread, 1 ns of guest time per instruction
+# (sleep=off: an idle guest's clock jumps to its next timer)
+[ "$icount" = 0 ] || cpus=1
 qargs=(-machine q35 -m "$mem" -smp "$cpus" -nodefaults -no-user-config
 	-display none -no-reboot -monitor none)
 if [ "$accel" = kvm ]; then
 	qargs+=(-accel kvm -cpu host)
+elif [ "$icount" = 1 ]; then
+	qargs+=(-accel tcg,thread=single -icount shift=0,sleep=off -cpu max)
 else
 	qargs+=(-accel tcg,thread=multi -cpu max)
 fi
@@ -371,7 +384,7 @@ if [ "$interactive" = 1 ]; then
 else
 	boot_t0=$(date +%s)
 	printf '==> boot: %s under QEMU %s, console in %s\n' "${kernel##*/}" \
-		"$([ "$accel" = kvm ] && echo KVM || echo 'TCG (a minute to boot, more on a debug kernel)')" \
+		"$([ "$accel" = kvm ] && echo KVM || echo "TCG$([ "$icount" = 0 ] || echo ' with icount, one vCPU') (a minute to boot, more on a debug kernel)")" \
 		"$results/console.log" >&2
 	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null &
 	qemu_pid=$!

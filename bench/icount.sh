@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One instruction-counting boot, inside the guest: every path's cost per
+# command with bench/uc_icount, as one JSON document (bench/report.py's
+# icount-N.json). bench/bench.sh boots the guest for it with
+# qemu/run-nvme.sh --icount (one vCPU, 1 ns of guest time = 1 instruction)
+# -n 2 --null-last --append nvme.poll_queues=1.
+#
+#   icount.sh BENCHDIR OUT.json [BOOT]
+#
+# BENCHDIR holds uc_icount and uc_icount_m32. Environment: BENCH_ICOUNT_N
+# (commands per repetition of the CPU-bound paths, 19200; the device
+# commands take a tenth, the discards less), BENCH_ICOUNT_REPS (3),
+# BENCH_DEV (/dev/nvme0n1), BENCH_NULL_DEV (/dev/nvme0n2: null-co),
+# BENCH_QUICK=1 (a few commands of every path: for the tests, not under
+# icount). Discards go to a loop device on a tmpfs file made here, which
+# no host I/O serves.
+set -eu
+
+[ $# -ge 2 ] || { echo "usage: $0 BENCHDIR OUT.json [BOOT]" >&2; exit 2; }
+bin=$1/uc_icount
+bin32=$1/uc_icount_m32
+out=$2
+boot=${3:-1}
+dev=${BENCH_DEV:-/dev/nvme0n1}
+base=${dev##*/}
+ctrl=/dev/${base%n*}
+nulldev=${BENCH_NULL_DEV:-/dev/nvme0n2}
+nullbase=${nulldev##*/}
+nullchr=/dev/ng${nullbase#nvme}
+n=${BENCH_ICOUNT_N:-19200}
+reps=${BENCH_ICOUNT_REPS:-3}
+[ "${BENCH_QUICK:-0}" != 1 ] || { n=640; reps=2; }
+# a multiple of 64 (the batches), the device commands a tenth
+n=$(( (n + 63) / 64 * 64 ))
+ndev=$(( n / 10 > 0 ? n / 10 : 1 ))
+
+die() { echo "bench/icount.sh: $*" >&2; exit 1; }
+
+[ -x "$bin" ] || die "$bin missing: make bench-progs"
+[ -x "$bin32" ] || die "$bin32 missing: make bench-progs"
+[ -b "$dev" ] || die "$dev is not a block device"
+[ -c "$ctrl" ] || die "$ctrl (the controller) missing"
+
+work=$(mktemp -d /tmp/uringcmd-icount.XXXXXX)
+loopdev=
+cleanup() {
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+lines=$work/results.jsonl
+: >"$lines"
+poll=$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || echo 0)
+
+# m GROUP PATH LABEL UC_ICOUNT [ARGS...]: one path, REPS repetitions
+m() {
+	local g=$1 p=$2 l=$3 b=$4
+	shift 4
+	"$b" -r "$reps" -p "$p" -l "$l" "$@" >"$work/one.json" 2>"$work/one.err" ||
+		die "$(basename "$b") $* failed: $(tail -n 1 "$work/one.err")"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["group"] = sys.argv[2]; print(json.dumps(d))' \
+		"$work/one.json" "$g" >>"$lines"
+}
+
+# CPU-bound paths: no host I/O inside the loop, the elapsed count is the
+# figure
+m floor getppid "getppid()" "$bin" -n "$n" getppid
+m floor nop-b64 "io_uring NOP, batches of 64" "$bin" -n "$n" -b 64 nop
+m floor nop-b1 "io_uring NOP, one per submit" "$bin" -n "$n" nop
+m query ioctl "ioctl(BLKBSZGET)" "$bin" -n "$n" ioctl "$dev"
+m query ioctl-m32 "ioctl(BLKBSZGET), 32-bit program" "$bin32" -n "$n" ioctl "$dev"
+m query uring-b64 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64" "$bin" -n "$n" -b 64 query "$dev"
+m query uring-b64-fixed "the same, registered file" "$bin" -n "$n" -b 64 -F query "$dev"
+m query uring-b64-m32 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64, 32-bit program" \
+	"$bin32" -n "$n" -b 64 query "$dev"
+m query uring-b8 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 8" "$bin" -n "$n" -b 8 query "$dev"
+m query nop-b8 "io_uring NOP, batches of 8" "$bin" -n "$n" -b 8 nop
+m query uring-qd1 "BLOCK_URING_CMD_IOCTL BLKBSZGET, QD 1, io_uring_submit_and_wait()" \
+	"$bin" -n "$n" query1 "$dev"
+m query uring-qd1-defer "the same, SINGLE_ISSUER|DEFER_TASKRUN" "$bin" -n "$n" -D query1 "$dev"
+m query uring-qd1-defer-fixed "the same, SINGLE_ISSUER|DEFER_TASKRUN, registered file" \
+	"$bin" -n "$n" -D -F query1 "$dev"
+
+# Device commands: the controller completes them from host threads, so
+# the elapsed count is not deterministic; busy and cpu are
+for what in features identify; do
+	m "$what" uring-char "uring_cmd on $ctrl (upstream)" "$bin" -n "$ndev" admin "$ctrl" "$what"
+	m "$what" uring-bdev "uring_cmd on $dev (this series)" "$bin" -n "$ndev" admin "$dev" "$what"
+	m "$what" ioctl-bdev "NVME_IOCTL_ADMIN_CMD on $dev" "$bin" -n "$ndev" admin-ioctl "$dev" "$what"
+done
+if [ -b "$nulldev" ] && [ -c "$nullchr" ]; then
+	for qd in 1 16; do
+		for p in "" -P; do
+			[ -z "$p" ] || [ "$poll" != 0 ] || continue
+			sfx=${p:+-poll}
+			m read "pt-ng$sfx-qd$qd" "NVMe Read passthrough on $nullchr (upstream)" \
+				"$bin" -n "$ndev" -q "$qd" $p read "$nullchr"
+			m read "pt-bdev$sfx-qd$qd" "NVMe Read passthrough on $nulldev (this series)" \
+				"$bin" -n "$ndev" -q "$qd" $p read "$nulldev"
+			m read "odirect$sfx-qd$qd" "io_uring O_DIRECT read on $nulldev" \
+				"$bin" -n "$ndev" -q "$qd" $p dread "$nulldev"
+		done
+	done
+	if [ "$poll" != 0 ]; then
+		m read pt-bdev-poll-qd4 "NVMe Read passthrough on $nulldev (this series)" \
+			"$bin" -n "$ndev" -q 4 -P read "$nulldev"
+		m read pt-ng-poll-qd4 "NVMe Read passthrough on $nullchr (upstream)" \
+			"$bin" -n "$ndev" -q 4 -P read "$nullchr"
+	fi
+fi
+
+# Discards: a loop device on a sparse 1 GiB tmpfs file (guest memory only)
+truncate -s 1G "$work/disk"
+loopdev=$(losetup -f --show "$work/disk") || die "losetup failed"
+for sz in 4096 1048576 67108864; do
+	case $sz in 4096) nd=$ndev h=4KiB ;; 1048576) nd=$(( ndev / 2 )) h=1MiB ;; *) nd=$(( ndev / 8 )) h=64MiB ;; esac
+	[ "$nd" -ge 16 ] || nd=16
+	m discard "uring-qd1-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 1" "$bin" -n "$nd" discard "$loopdev" "$sz"
+	m discard "uring-qd16-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 16" "$bin" -n "$nd" -q 16 discard "$loopdev" "$sz"
+	m discard "blkdiscard-$h" "ioctl(BLKDISCARD), $h" "$bin" -n "$nd" blkdiscard "$loopdev" "$sz"
+	m discard "punch-$h" "fallocate(PUNCH_HOLE), $h" "$bin" -n "$nd" punch "$loopdev" "$sz"
+done
+
+python3 - "$lines" "$out" "$boot" <<'EOF'
+import json, os, sys
+lines, out, boot = sys.argv[1:]
+doc = {"boot": int(boot), "kernel": os.uname().release, "guest_cpus": os.cpu_count(),
+       "cmdline": open("/proc/cmdline").read().strip(),
+       "results": [json.loads(l) for l in open(lines) if l.strip()]}
+with open(out, "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+EOF
