@@ -11,7 +11,7 @@
 #
 # BENCHDIR holds uc_icount and uc_icount_m32. Environment: BENCH_ICOUNT_N
 # (commands per repetition of the CPU-bound paths, 19200; the device
-# commands take a tenth, the discards less), BENCH_ICOUNT_REPS (3),
+# commands and the discards a tenth), BENCH_ICOUNT_REPS (3),
 # BENCH_DEV (/dev/nvme0n1), BENCH_NULL_DEV (/dev/nvme0n2: null-co),
 # BENCH_QUICK=1 (a few commands of every path: for the tests, not under
 # icount). Discards go to a loop device on a tmpfs file made here, which
@@ -94,20 +94,20 @@ if [ -b "$nulldev" ] && [ -c "$nullchr" ]; then
 	for qd in 1 16; do
 		for p in "" -P; do
 			[ -z "$p" ] || [ "$poll" != 0 ] || continue
-			sfx=${p:+-poll}
-			m read "pt-ng$sfx-qd$qd" "NVMe Read passthrough on $nullchr (upstream)" \
+			sfx=${p:+-poll} how=QD\ $qd${p:+, IOPOLL}
+			m read "pt-ng$sfx-qd$qd" "NVMe Read passthrough on $nullchr (upstream), $how" \
 				"$bin" -n "$ndev" -q "$qd" $p read "$nullchr"
-			m read "pt-bdev$sfx-qd$qd" "NVMe Read passthrough on $nulldev (this series)" \
+			m read "pt-bdev$sfx-qd$qd" "NVMe Read passthrough on $nulldev (this series), $how" \
 				"$bin" -n "$ndev" -q "$qd" $p read "$nulldev"
-			m read "odirect$sfx-qd$qd" "io_uring O_DIRECT read on $nulldev" \
+			m read "odirect$sfx-qd$qd" "io_uring O_DIRECT read on $nulldev, $how" \
 				"$bin" -n "$ndev" -q "$qd" $p dread "$nulldev"
 		done
 	done
 	if [ "$poll" != 0 ]; then
-		m read pt-bdev-poll-qd4 "NVMe Read passthrough on $nulldev (this series)" \
-			"$bin" -n "$ndev" -q 4 -P read "$nulldev"
-		m read pt-ng-poll-qd4 "NVMe Read passthrough on $nullchr (upstream)" \
+		m read pt-ng-poll-qd4 "NVMe Read passthrough on $nullchr (upstream), QD 4, IOPOLL" \
 			"$bin" -n "$ndev" -q 4 -P read "$nullchr"
+		m read pt-bdev-poll-qd4 "NVMe Read passthrough on $nulldev (this series), QD 4, IOPOLL" \
+			"$bin" -n "$ndev" -q 4 -P read "$nulldev"
 	fi
 fi
 
@@ -115,8 +115,8 @@ fi
 truncate -s 1G "$work/disk"
 loopdev=$(losetup -f --show "$work/disk") || die "losetup failed"
 for sz in 4096 1048576 67108864; do
-	case $sz in 4096) nd=$ndev h=4KiB ;; 1048576) nd=$(( ndev / 2 )) h=1MiB ;; *) nd=$(( ndev / 8 )) h=64MiB ;; esac
-	[ "$nd" -ge 16 ] || nd=16
+	case $sz in 4096) h=4KiB ;; 1048576) h=1MiB ;; *) h=64MiB ;; esac
+	nd=$(( ndev >= 16 ? ndev : 16 ))
 	m discard "uring-qd1-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 1" "$bin" -n "$nd" discard "$loopdev" "$sz"
 	m discard "uring-qd16-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 16" "$bin" -n "$nd" -q 16 discard "$loopdev" "$sz"
 	m discard "blkdiscard-$h" "ioctl(BLKDISCARD), $h" "$bin" -n "$nd" blkdiscard "$loopdev" "$sz"

@@ -36,6 +36,10 @@
  *            idle accounting of every CPU (/proc/timer_list's
  *            idle_sleeptime and iowait_sleeptime, in ns): everything the
  *            guest executed, interrupts and kernel threads included
+ *   timer_irqs  local timer interrupts per command: an idle guest's
+ *            clock jumps to its next timer under icount (sleep=off), so
+ *            a wait on the host costs timer interrupts, as many as the
+ *            host's delay allows
  * Device commands and reads wait on the emulated controller, whose
  * completions come from host threads at no fixed instruction: their
  * elapsed figure is not deterministic, busy and cpu are meant to be.
@@ -137,6 +141,30 @@ static uint64_t idle_ns(void)
 	fclose(f);
 	if (!seen)
 		die("/proc/timer_list: no idle_sleeptime (a kernel without NO_HZ?)");
+	return sum;
+}
+
+/* local timer interrupts of every CPU so far (/proc/interrupts' LOC) */
+static uint64_t timer_irqs(void)
+{
+	static char line[4096];
+	unsigned long long v, sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+	int off;
+
+	if (!f)
+		die("/proc/interrupts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		for (p += 4; sscanf(p, "%llu%n", &v, &off) == 1; p += off)
+			sum += v;
+	}
+	fclose(f);
 	return sum;
 }
 
@@ -499,9 +527,10 @@ int main(int argc, char **argv)
 	       g.defer ? "true" : "false", g.iopoll ? "true" : "false", sizeof(long) * 8, cpus);
 	fflush(stdout);
 	for (i = 0; i < g.reps; i++) {
-		uint64_t idle0, t0, c0, t1, c1, idle1;
+		uint64_t idle0, t0, c0, t1, c1, idle1, irq0, irq1;
 		double el, busy;
 
+		irq0 = timer_irqs();
 		idle0 = idle_ns();
 		c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		t0 = clock_ns(CLOCK_MONOTONIC);
@@ -509,12 +538,14 @@ int main(int argc, char **argv)
 		t1 = clock_ns(CLOCK_MONOTONIC);
 		c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		idle1 = idle_ns();
+		irq1 = timer_irqs();
 		el = (double)(t1 - t0);
 		/* idle0/idle1 are read while this task runs: no idle period is
 		 * open, and none falls between them and the clock reads */
 		busy = el * cpus - (double)(idle1 - idle0);
-		printf("%s{\"elapsed\": %.3f, \"cpu\": %.3f, \"busy\": %.3f}", i ? ", " : "",
-		       el / g.n, (double)(c1 - c0) / g.n, busy / g.n);
+		printf("%s{\"elapsed\": %.3f, \"cpu\": %.3f, \"busy\": %.3f, "
+		       "\"timer_irqs\": %.4f}", i ? ", " : "", el / g.n,
+		       (double)(c1 - c0) / g.n, busy / g.n, (double)(irq1 - irq0) / g.n);
 	}
 	printf("]}\n");
 	return 0;
