@@ -3,20 +3,26 @@
 #
 # make bench: boots the guest BOOTS times (3), runs bench/run.sh in each,
 # keeps the JSON under bench/results/RUN/, profiles the compared paths in
-# one more boot (bench/profile.sh) and writes RESULTS.md and bench/plots/
-# with bench/report.py.
+# one more boot (bench/profile.sh), counts instructions per command in
+# ICOUNT_BOOTS (2) more under QEMU's icount (bench/icount.sh: one vCPU, 1 ns
+# of guest time per instruction, the same figure every boot) and writes
+# RESULTS.md and bench/plots/ with bench/report.py.
 #
 # The guests use the TSC as clocksource: under TCG the kernel otherwise
 # picks the HPET, and every clock_gettime() becomes an emulated MMIO read
 # costing more than a block query.
 #
 #   bench.sh [--boots N] [--n COMMANDS] [--pairs P] [--slice S] [--no-profile]
-#            [--kvm] [--kernel BZIMAGE]
+#            [--kvm] [--kernel BZIMAGE] [--icount-boots N] [--icount-only]
 #
 # --n: commands per single point (20000); --pairs: pairs of slices per
-# comparison (32); --slice: commands per slice of the slow paths (2000).
+# comparison (32); --slice: commands per slice of the slow paths (2000);
+# --icount-boots: instruction-counting boots (2; 0: none; none under KVM),
+# --icount-only: those boots alone, whose section report.py then writes
+# into the RESULTS.md there is (the wall-clock sections stay as they are).
 # The environment gives the same defaults (BENCH_BOOTS, BENCH_N,
-# BENCH_PAIRS, BENCH_SLICE, BENCH_PROFILE=0), so that `make bench` can be
+# BENCH_PAIRS, BENCH_SLICE, BENCH_PROFILE=0, BENCH_ICOUNT_BOOTS,
+# BENCH_ICOUNT_N: commands per repetition of the icount paths), so that `make bench` can be
 # shortened; RESULTS.md then says it is a short run.
 #
 # The answers are ratios of paths interleaved within one boot; a busy host
@@ -27,6 +33,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 boots=${BENCH_BOOTS:-3} n=${BENCH_N:-20000} pairs=${BENCH_PAIRS:-32}
 slice=${BENCH_SLICE:-2000} profile=${BENCH_PROFILE:-1}
 accel=tcg kvm=() kernel=$top/build/linux/obj/arch/x86/boot/bzImage
+icount_boots=${BENCH_ICOUNT_BOOTS:-2} icount_n=${BENCH_ICOUNT_N:-19200} icount_only=0
 # make bench KVM=1 (UC_KVM=1): as --kvm, and the report says KVM
 [ "${UC_KVM:-0}" != 1 ] || { accel=kvm; kvm=(--kvm); }
 while [ $# -gt 0 ]; do
@@ -38,12 +45,20 @@ while [ $# -gt 0 ]; do
 	--no-profile) profile=0 ;;
 	--kvm) accel=kvm; kvm=(--kvm) ;;
 	--kernel) kernel=$2; shift ;;
+	--icount-boots) icount_boots=$2; shift ;;
+	--icount-only) icount_only=1 ;;
 	*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 
 die() { echo "bench.sh: $*" >&2; exit 1; }
+# icount is TCG's: a KVM run has none
+[ "$accel" = tcg ] || icount_boots=0
+if [ "$icount_only" = 1 ]; then
+	[ "$icount_boots" -gt 0 ] || die "--icount-only with no icount boots (KVM, or --icount-boots 0)"
+	boots=0 profile=0
+fi
 
 # A KVM run is reported beside the TCG one, not over it: its figures
 # answer another question (the CPU's own speed, not an emulator's).
@@ -51,9 +66,10 @@ results_md=$top/RESULTS.md plots=$top/bench/plots
 if [ "$accel" = kvm ]; then
 	results_md=$top/RESULTS-kvm.md plots=$top/bench/plots-kvm
 fi
-echo "bench: $boots boots under ${accel^^}; the report goes to ${results_md#"$top"/}"
+echo "bench: $boots boots under ${accel^^}, $icount_boots counting instructions; the report goes to ${results_md#"$top"/}"
 
 run=$(date -u +%Y-%m-%dT%H%M)
+[ "$icount_only" = 0 ] || run=$run-icount
 dir=$top/bench/results/$run
 mkdir -p "$dir"
 scratch=$top/build/results/bench-$run
@@ -88,15 +104,31 @@ if [ "$profile" = 1 ]; then
 	cp "$scratch-prof"/prof/profile-*.txt "$scratch-prof"/prof/cost-*.json "$dir/"
 fi
 
+# Instructions per command: the same paths counted in each boot; icount
+# makes them independent of the host's load
+for k in $(seq 1 "$icount_boots"); do
+	echo "bench: icount boot $k of $icount_boots"
+	rm -rf "$scratch-icount-$k"
+	"$top/qemu/run-nvme.sh" -k "$kernel" --icount -n 2 --null-last \
+		--append "$cmdline" --timeout 3600 --results "$scratch-icount-$k" -- \
+		env BENCH_ICOUNT_N="$icount_n" "$top/bench/icount.sh" \
+		"$top/build/bench" /run/results/icount.json "$k" || {
+		rm -rf "$dir"
+		die "icount boot $k failed (see $scratch-icount-$k/console.log)"
+	}
+	cp "$scratch-icount-$k/icount.json" "$dir/icount-$k.json"
+done
+
 stat1=$(head -n 1 /proc/stat)
 t1=$(date +%s.%N)
 ours=$(times | tail -n 1)
 
 python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" \
-	"$stat0" "$stat1" "$t0" "$t1" "$ours" "$(getconf CLK_TCK)" <<'PY'
+	"$stat0" "$stat1" "$t0" "$t1" "$ours" "$(getconf CLK_TCK)" "$icount_boots" "$icount_n" \
+	<<'PY'
 import json, os, platform, re, subprocess, sys, datetime
 out, boots, n, top, cmdline, pairs, slice_, profile = sys.argv[1:9]
-stat0, stat1, t0, t1, ours, hz = sys.argv[9:]
+stat0, stat1, t0, t1, ours, hz, icount_boots, icount_n = sys.argv[9:]
 def cmd(*a):
     try:
         return subprocess.run(a, capture_output=True, text=True, cwd=top).stdout.strip()
@@ -113,7 +145,9 @@ env = {"host_cpu": f"{cpu} ({os.cpu_count()} CPUs)", "host_kernel": platform.rel
        "commit": cmd("git", "rev-parse", "--short=12", "HEAD"),
        "guest_cmdline": cmdline, "boots": int(boots),
        "counts": {"measured_per_point": int(n), "warmup_per_point": int(n) // 10,
-                  "pairs": int(pairs), "slice": int(slice_)}}
+                  "pairs": int(pairs), "slice": int(slice_)},
+       "icount": {"boots": int(icount_boots), "n": int(icount_n),
+                  "qemu": "-accel tcg,thread=single -icount shift=0,sleep=off -smp 1"}}
 def busy(line):  # cpu user nice system idle iowait irq softirq steal ...
     v = [int(x) for x in line.split()[1:9]]
     return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / int(hz)
@@ -123,11 +157,11 @@ if span > 0:
     other = max(0.0, busy(stat1) - busy(stat0) - ours_s)
     env["host_other_cpu_pct"] = round(100 * other / span, 1)
 short = []
-if (int(boots), int(n), int(pairs), int(slice_)) != (3, 20000, 32, 2000):
+if int(boots) and (int(boots), int(n), int(pairs), int(slice_)) != (3, 20000, 32, 2000):
     short.append(f"{boots} boot(s), {pairs} pairs of {slice_}-command slices per "
                  f"comparison and {n} commands per single point, where `make bench` "
                  f"takes 3, 32, 2000 and 20000")
-if profile != "1":
+if int(boots) and profile != "1":
     short.append("no profile boot")
 if short:
     env["short_run"] = "; ".join(short)

@@ -6,7 +6,11 @@ usage: bench/report.py RESULTS_DIR [--out RESULTS.md] [--plots bench/plots]
                        [--command "make bench"] [--notes bench/notes.md]
 
 RESULTS_DIR holds boot-1.json, boot-2.json, ... (one per guest boot, at least
-one) and optionally env.json. Each boot has "pairs", the comparisons of
+one), optionally env.json and icount-1.json, ... (bench/icount.sh's boots
+under QEMU's icount: the section "Instructions per command", from
+bench/icount_report.py). A RESULTS_DIR with icount-N.json files and no
+boot-N.json (bench.sh --icount-only) rewrites only that section of OUT,
+leaving the wall-clock sections as they are. Each boot has "pairs", the comparisons of
 uc_bench pair (two paths alternated in slices within the boot, every pair's
 IOPS and CPU per command), and "results", points of one path alone.
 
@@ -36,6 +40,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import icount_report  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAT_KEYS = ("mean", "min", "p50", "p99", "p999", "max")
@@ -1113,8 +1120,15 @@ def md_raw(ctx):
     return lines
 
 
+def md_icount(ctx):
+    boots, docs = ctx["icount"]
+    if not boots:
+        return []
+    return icount_report.md_section(boots, docs, ctx["env"])
+
+
 def render(ctx):
-    lines = (md_answer(ctx) + md_comparisons(ctx) + md_plots(ctx, "ratio")
+    lines = (md_answer(ctx) + md_icount(ctx) + md_comparisons(ctx) + md_plots(ctx, "ratio")
              + md_floors(ctx) + md_costs(ctx) + md_paths(ctx) + md_plots(ctx, "other")
              + md_notes(ctx) + md_points(ctx) + md_setup(ctx) + md_raw(ctx))
     return "\n".join(lines).rstrip() + "\n"
@@ -1128,7 +1142,8 @@ def summary(ctx):
           for key, per in sorted(ctx["meas"].items())]
     return {"boots": sorted(ctx["boots"]), "env": ctx["env"],
             "comparisons": comps, "points": ms,
-            "discarded": {i: sorted(k) for i, k in ctx["discarded"].items()}}
+            "discarded": {i: sorted(k) for i, k in ctx["discarded"].items()},
+            "icount": icount_report.summary(ctx["icount"][0])}
 
 
 def load(args):
@@ -1140,12 +1155,50 @@ def load(args):
             "meas": index(boots), "comps": comparisons(boots, discarded),
             "costs": load_costs(args.results_dir),
             "discarded": discarded,
+            "icount": load_icount(args.results_dir),
             "notes": notes_text(args.notes), "command": args.command,
             "out": args.out}
 
 
+def load_icount(rdir):
+    try:
+        return icount_report.load(rdir)
+    except icount_report.IcountError as e:
+        raise BadInput(str(e))
+
+
+def icount_only(args):
+    """RESULTS_DIR has icount boots only: their section into OUT"""
+    try:
+        boots, docs = load_icount(args.results_dir)
+        env = load_env(args.results_dir)
+    except BadInput as e:
+        die(e)
+    try:
+        with open(args.out) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = "# Results\n"
+    except OSError as e:
+        die(f"{args.out}: {e.strerror}")
+    section = icount_report.md_section(boots, docs, env,
+                                       icount_report.wall_clock_date(text))
+    try:
+        write_atomic(args.out, icount_report.splice(text, section))
+        write_atomic(os.path.join(args.results_dir, "summary.json"),
+                     json.dumps({"env": env, "icount": icount_report.summary(boots)},
+                                indent=1) + "\n")
+    except OSError as e:
+        die(f"{e.filename or ''}: {e.strerror}")
+
+
 def main():
     args = parse_args()
+    rdir = args.results_dir
+    if (os.path.isdir(rdir) and icount_report.files(rdir)
+            and not any(re.fullmatch(r"boot-\d+\.json", n) for n in os.listdir(rdir))):
+        icount_only(args)
+        return
     try:
         ctx = load(args)
     except BadInput as e:

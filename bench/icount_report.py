@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The icount section of RESULTS.md: instructions per command (bench/report.py).
+
+Input: RESULTS_DIR/icount-N.json, one per boot under QEMU's icount
+(bench/icount.sh, uc_icount), each {"boot", "kernel", "results": [{"group",
+"path", "label", "reps": [{"elapsed", "cpu", "busy"}, ...]}, ...]}: figures
+per command, in guest ns, which under -icount shift=0 are instructions.
+
+The figure of a path: "elapsed" for the CPU-bound ones (no host I/O in the
+loop: deterministic), "busy" (elapsed minus the guest's idle time) for the
+device commands, whose completions come from host threads. Per boot the
+median over its repetitions; the agreement of the boots is their range over
+their mean. A target is checked on the interval of the difference over
+every repetition of every boot ([min B - max A, max B - min A] per boot,
+their union): "not met" when the interval lies wholly on the wrong side of
+the limit, checked first, then "met" when it lies wholly on the right side,
+else "unresolved".
+"""
+import json
+import os
+import re
+import statistics
+
+DETERMINISTIC = {"floor", "query", "discard"}
+REPEAT = 0.001  # the boots must agree within 0.1 %
+SECTION = "## Instructions per command (QEMU icount)"
+
+
+class IcountError(Exception):
+    pass
+
+
+def files(rdir):
+    found = {}
+    for name in sorted(os.listdir(rdir)):
+        m = re.fullmatch(r"icount-(\d+)\.json", name)
+        if m:
+            found[int(m.group(1))] = os.path.join(rdir, name)
+    return found
+
+
+def load(rdir):
+    """{boot: {(group, path): result}}, {boot: doc}"""
+    boots, docs = {}, {}
+    for b, path in files(rdir).items():
+        name = os.path.basename(path)
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise IcountError(f"{name}: {e}")
+        if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+            raise IcountError(f"{name}: no \"results\" list")
+        per = {}
+        for i, r in enumerate(doc["results"]):
+            reps = r.get("reps") if isinstance(r, dict) else None
+            if (not isinstance(reps, list) or not reps or not all(
+                    isinstance(x, dict) and all(isinstance(x.get(k), (int, float))
+                                                for k in ("elapsed", "cpu", "busy"))
+                    for x in reps) or not isinstance(r.get("group"), str)
+                    or not isinstance(r.get("path"), str)):
+                raise IcountError(f"{name}: results[{i}] malformed")
+            key = (r["group"], r["path"])
+            if key in per:
+                raise IcountError(f"{name}: a second result for {key}")
+            per[key] = r
+        boots[b], docs[b] = per, doc
+    return boots, docs
+
+
+def measure(group):
+    return "elapsed" if group in DETERMINISTIC else "busy"
+
+
+def values(boots, key, field=None):
+    """{boot: [the figure of each repetition]}"""
+    out = {}
+    for b, per in sorted(boots.items()):
+        if key in per:
+            f = field or measure(key[0])
+            out[b] = [x[f] for x in per[key]["reps"]]
+    return out
+
+
+def medians(boots, key, field=None):
+    return {b: statistics.median(v) for b, v in values(boots, key, field).items()}
+
+
+def overall(boots, key, field=None):
+    m = medians(boots, key, field)
+    return statistics.mean(m.values()) if m else None
+
+
+def agreement(boots, key, field=None):
+    m = list(medians(boots, key, field).values())
+    if len(m) < 2:
+        return None
+    return (max(m) - min(m)) / statistics.mean(m)
+
+
+def spread(boots, key, field=None):
+    """the largest range of the repetitions within one boot, over their median"""
+    return max(((max(v) - min(v)) / statistics.median(v)
+                for v in values(boots, key, field).values()), default=None)
+
+
+def irqs(boots, key):
+    v = [x.get("timer_irqs") for b in boots if key in boots[b]
+         for x in boots[b][key]["reps"]]
+    v = [x for x in v if isinstance(x, (int, float))]
+    return statistics.mean(v) if v else None
+
+
+def diff_interval(boots, a, b, field=None):
+    va, vb = values(boots, a, field), values(boots, b, field)
+    common = sorted(set(va) & set(vb))
+    if not common:
+        return None
+    return (min(min(vb[k]) - max(va[k]) for k in common),
+            max(max(vb[k]) - min(va[k]) for k in common),
+            statistics.mean(statistics.median(vb[k]) - statistics.median(va[k])
+                            for k in common))
+
+
+def fmt(v, d=1):
+    return "–" if v is None else f"{v:,.{d}f}"
+
+
+def fmt_pct(v, d=3):
+    return "–" if v is None else f"{100 * v:.{d}f} %"
+
+
+def at_most(iv, limit):
+    """the verdict on B - A <= limit: the wrong side first"""
+    if iv is None:
+        return "not measured"
+    lo, hi, _ = iv
+    if lo > limit:
+        return "not met"
+    if hi <= limit:
+        return "met"
+    return "unresolved"
+
+
+def targets(boots):
+    rows = []
+
+    def row(target, a, b, limit_of, unit_limit, field=None, note=""):
+        iv = diff_interval(boots, a, b, field)
+        base = overall(boots, a, field)
+        if iv is None or base is None:
+            rows.append((target, "not measured", "not measured"))
+            return
+        limit = limit_of(base)
+        lo, hi, mid = iv
+        verdict = at_most(iv, limit)
+        rows.append((target, f"{fmt(overall(boots, b, field))} vs "
+                     f"{fmt(base)}: {mid:+,.1f} [{lo:+,.1f}, {hi:+,.1f}] "
+                     f"({100 * mid / base:+.2f} %); limit {unit_limit(limit)}"
+                     + (f"; {note}" if note else ""), verdict))
+
+    one_pct = lambda base: max(0.01 * base, 50.0)  # noqa: E731
+    lim = lambda v: f"{v:+,.1f}"  # noqa: E731
+    for g, name in (("features", "Get Features QD 1"), ("identify", "Identify QD 1")):
+        row(f"Block node over char device, {name} (busy instructions): at most "
+            "1 % or 50", (g, "uring-char"), (g, "uring-bdev"), one_pct, lim)
+    for sfx, name in (("-qd1", "null-co read QD 1, interrupt"),
+                      ("-qd16", "null-co read QD 16, interrupt"),
+                      ("-poll-qd1", "null-co read QD 1, polled"),
+                      ("-poll-qd16", "null-co read QD 16, polled")):
+        row(f"Block node over char device, {name} (busy instructions): at most 1 % or 50",
+            ("read", "pt-ng" + sfx), ("read", "pt-bdev" + sfx), one_pct, lim,
+            note=("polled: the spin count follows the host's completion time, "
+                  "not deterministic" if "poll" in sfx else ""))
+    row("Batched BLKBSZGET through BLOCK_URING_CMD_IOCTL over a NOP, batches of 64: "
+        "at most 100", ("floor", "nop-b64"), ("query", "uring-b64"), lambda _: 100.0, lim)
+    row("The same, batches of 8: at most 100", ("query", "nop-b8"), ("query", "uring-b8"),
+        lambda _: 100.0, lim)
+    row("Batched BLKBSZGET (64) through BLOCK_URING_CMD_IOCTL: fewer instructions "
+        "than ioctl()", ("query", "ioctl"), ("query", "uring-b64"), lambda _: -0.001, lim)
+    row("The same with a registered file: fewer than ioctl()", ("query", "ioctl"),
+        ("query", "uring-b64-fixed"), lambda _: -0.001, lim)
+    rows.append(("Wall-clock throughput of the batched query at least 2× ioctl() "
+                 "with a registered file", "not measured by icount (it counts "
+                 "instructions, not time): see the wall-clock answer 3 and its date",
+                 "not measured"))
+    ten = lambda base: 0.10 * base  # noqa: E731
+    row("uring_cmd BLKBSZGET at QD 1 (io_uring_submit_and_wait) within 10 % of "
+        "ioctl()", ("query", "ioctl"), ("query", "uring-qd1"), ten, lim)
+    row("The same, SINGLE_ISSUER|DEFER_TASKRUN: within 10 %", ("query", "ioctl"),
+        ("query", "uring-qd1-defer"), ten, lim)
+    row("The same, DEFER_TASKRUN and a registered file: within 10 %", ("query", "ioctl"),
+        ("query", "uring-qd1-defer-fixed"), ten, lim)
+    for g, name in (("features", "Get Features"), ("identify", "Identify")):
+        row(f"uring_cmd {name} at QD 1 on the block node within 10 % of "
+            "NVME_IOCTL_ADMIN_CMD (busy)", (g, "ioctl-bdev"), (g, "uring-bdev"), ten, lim)
+    return rows
+
+
+def md_section(boots, docs, env, wall_clock_date=None):
+    bs = sorted(boots)
+    ic = env.get("icount") if isinstance(env.get("icount"), dict) else {}
+    kernels = sorted({str(docs[b].get("kernel")) for b in bs})
+    lines = [SECTION, ""]
+    lines.append(
+        f"Measured {env.get('date', 'on an unknown date')}, commit "
+        f"{env.get('commit', 'unknown')}, in {len(bs)} boot(s) of guest kernel "
+        f"{', '.join(kernels)} under QEMU's instruction counter (`qemu/run-nvme.sh "
+        "--icount`: one vCPU, `-accel tcg,thread=single -icount shift=0,sleep=off`), "
+        "where 1 ns of guest time is one retired instruction; "
+        f"{ic.get('n', 'N')} commands per repetition of a CPU-bound path (a tenth "
+        "for the device commands), 3 repetitions a boot after a warm-up, no clock "
+        "read inside the measured loop (`bench/uc_icount`, `bench/icount.sh`). "
+        "Instructions per command are the guest's: user space, kernel, interrupts. "
+        "They do not depend on the host's load, unlike every figure of the "
+        "wall-clock sections"
+        + (f", which are from the run of {wall_clock_date} and were not rerun "
+           "with this section." if wall_clock_date else "."))
+    lines.append("")
+    lines.append(
+        "CPU-bound paths (no host I/O inside the loop: io_uring NOPs, block "
+        "queries, discards on a loop device over a tmpfs file) are counted as "
+        "elapsed guest time. Device commands are completed by QEMU's threads at "
+        "no fixed instruction, so their elapsed time is not deterministic; they "
+        "are counted as busy instructions: elapsed minus the CPU's idle and "
+        "iowait time, which the kernel's nohz idle accounting keeps in ns "
+        "(`/proc/timer_list`; `/proc/stat` rounds it to 10 ms ticks and the "
+        "guest has no schedstat). The process's own share (its "
+        "`sum_exec_runtime`, `CLOCK_PROCESS_CPUTIME_ID`) is beside it. "
+        "Per boot: the median of its repetitions.")
+    lines.append("")
+    lines += ["**Targets of issue 27** (B − A in instructions per command: the mean "
+              "of the boots' medians [the range over every repetition of every boot]; "
+              "\"not met\" is checked before \"met\"; \"unresolved\": the repetitions "
+              "straddle the limit)", ""]
+    lines += ["| Target | Measured (B vs A) | Verdict |", "|---|---|---|"]
+    for t, m, v in targets(boots):
+        lines.append(f"| {t} | {m} | **{v}** |")
+    lines.append("")
+
+    det = [k for k in order(boots) if k[0] in DETERMINISTIC]
+    agreeing = [k for k in det if (agreement(boots, k) or 0) <= REPEAT]
+    if len(bs) >= 2:
+        worst = max(det, key=lambda k: agreement(boots, k) or 0, default=None)
+        lines.append(
+            f"**Repeat agreement**: {len(agreeing)} of {len(det)} CPU-bound paths agree "
+            f"within 0.1 % across the {len(bs)} boots"
+            + (f" (worst: {label(boots, worst)}, {fmt_pct(agreement(boots, worst))})"
+               if worst else "") + "; the device commands' busy counts agree within "
+            f"{fmt_pct(max((agreement(boots, k) or 0) for k in order(boots) if k[0] not in DETERMINISTIC and 'poll' not in k[1]), 1)} "
+            "(interrupt-driven) and the polled ones do not repeat: a polled command's "
+            "count is the spins of its wait, set by when the host completes it. "
+            "An interrupt-driven command's count is not fixed either: while the "
+            "guest idles, icount (sleep=off) moves its clock to its next timer, so "
+            "each wait on the host costs as many timer interrupts (and scheduler "
+            "and idle-loop work) as the host's delay allows; a repetition runs "
+            "in one of a few such modes throughout (the Timer IRQs column: local "
+            "timer interrupts per command).")
+    else:
+        lines.append("**Repeat agreement**: one boot only; `make bench` makes two.")
+    lines.append("")
+
+    heads = ["Group", "Path", "Counted"] + [f"Boot {b}" for b in bs] + \
+        ["Process (cpu)", "Timer IRQs", "Boots agree", "Within a boot"]
+    lines += ["| " + " | ".join(heads) + " |",
+              "|" + "|".join(["---"] * 2 + ["---"] + ["---:"] * (len(bs) + 4)) + "|"]
+    for k in order(boots):
+        m = medians(boots, k)
+        a = agreement(boots, k)
+        mark = "" if a is None or k[0] not in DETERMINISTIC else (
+            " ✓" if a <= REPEAT else " ✗")
+        lines.append("| " + " | ".join(
+            [k[0], label(boots, k), measure(k[0])]
+            + [fmt(m.get(b)) for b in bs]
+            + [fmt(overall(boots, k, "cpu")), fmt(irqs(boots, k), 3), fmt_pct(a) + mark,
+               fmt_pct(spread(boots, k))]) + " |")
+    lines.append("")
+    lines += discard_lines(boots)
+    lines.append(
+        "What icount cannot serve: anything timed by the host — IOPS and latency "
+        "of device commands, and the polled paths, whose instruction count is the "
+        "length of a spin the host decides; those keep the paired wall-clock method "
+        "of the sections that follow. Discards here go to a loop device on a sparse "
+        "tmpfs file, so each punches a hole into a hole: the figures are the paths' "
+        "cost, not the freeing of data, and not any device's.")
+    lines.append("")
+    return lines
+
+
+def discard_lines(boots):
+    sizes = ("4KiB", "1MiB", "64MiB")
+    if not any(("discard", f"uring-qd1-{s}") in boots[b] for b in boots for s in sizes):
+        return []
+    lines = ["**Discard** (loop device on tmpfs; instructions per command, mean of the "
+             "boots; the process's share in parentheses)", "",
+             "| Size | BLOCK_URING_CMD_DISCARD QD 1 | QD 16 | ioctl(BLKDISCARD) | "
+             "fallocate(PUNCH_HOLE) | uring QD 1 ÷ BLKDISCARD |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for s in sizes:
+        ks = [("discard", f"{p}-{s}") for p in ("uring-qd1", "uring-qd16", "blkdiscard",
+                                                 "punch")]
+        v = [overall(boots, k) for k in ks]
+        c = [overall(boots, k, "cpu") for k in ks]
+        r = v[0] / v[2] if v[0] and v[2] else None
+        lines.append(f"| {s} | " + " | ".join(
+            f"{fmt(x)} ({fmt(y)})" for x, y in zip(v, c)) + f" | {fmt(r, 3)}× |")
+    lines.append("")
+    return lines
+
+
+def order(boots):
+    seen = []
+    for b in sorted(boots):
+        for k in boots[b]:
+            if k not in seen:
+                seen.append(k)
+    return seen
+
+
+def label(boots, key):
+    for b in sorted(boots):
+        if key in boots[b]:
+            r = boots[b][key]
+            return f"{r.get('label', key[1])}".replace("|", "\\|")
+    return key[1]
+
+
+def summary(boots):
+    return {f"{g}/{p}": {"figure": measure(g), "per_boot": medians(boots, (g, p)),
+                         "cpu": overall(boots, (g, p), "cpu"),
+                         "agreement": agreement(boots, (g, p))}
+            for g, p in order(boots)}
+
+
+def splice(text, section):
+    """RESULTS.md with its icount section replaced, or put before the first
+    wall-clock section (## Comparisons) when it has none"""
+    lines = text.split("\n")
+    try:
+        start = lines.index(SECTION)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+    except ValueError:
+        start = end = next((i for i, l in enumerate(lines) if l.startswith("## ")),
+                           len(lines))
+    return "\n".join(lines[:start] + section + lines[end:])
+
+
+def wall_clock_date(text):
+    m = re.search(r"measured (\d{4}-\d\d-\d\d[ \d:]* UTC)", text)
+    return m.group(1) if m else None
