@@ -7,7 +7,10 @@
 # interval and a verdict; bench/profile.sh gives every profiled path its
 # symbols' shares; bench/report.py turns both into a report with the three
 # answers, the comparisons and where the block node's time goes, and its
-# plots. No timing is asserted. uc_bench names a bad device and refuses a
+# plots; bench/icount.sh (briefly, not under icount) gives every
+# instruction-counting path its repetitions, and report.py writes their
+# section into a RESULTS.md from them alone, keeping the wall-clock
+# sections. No timing is asserted. uc_bench names a bad device and refuses a
 # char device for the block queries with one line.
 #
 #   bench_programs.sh NVME_DEV [NVME_CHAR NVME_CTRL]
@@ -114,6 +117,43 @@ for want in '^1\. \*\*Block node' '^2\. \*\*uring_cmd' '^3\. \*\*Batched' \
 	grep -q -- "$want" "$work/RESULTS.md" || fail "the report has no line matching /$want/"
 done
 ls "$work"/plots/*.svg >/dev/null 2>&1 || fail "the report made no plots"
+
+# The instruction-counting paths (bench/icount.sh, uc_icount and its 32-bit
+# build), briefly and without icount: the programs and the report path
+mkdir "$work/ic"
+BENCH_QUICK=1 BENCH_DEV=$dev "$(dirname "$runner")/icount.sh" "$bindir" \
+	"$work/ic/icount-1.json" 1 >"$work/ic.out" 2>&1 ||
+	fail "bench/icount.sh: $(tail -n 1 "$work/ic.out")"
+python3 - "$work/ic/icount-1.json" <<'PY' || fail "bench/icount.sh output incomplete"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+got = {(r["group"], r["path"]): r for r in doc["results"]}
+want = {("floor", "nop-b64"), ("query", "ioctl"), ("query", "ioctl-m32"),
+        ("query", "uring-b64"), ("query", "uring-b64-fixed"), ("query", "uring-b64-m32"),
+        ("query", "uring-qd1"), ("query", "uring-qd1-defer"), ("features", "uring-char"),
+        ("features", "uring-bdev"), ("identify", "ioctl-bdev"),
+        ("discard", "uring-qd16-64MiB"), ("discard", "blkdiscard-4KiB"),
+        ("discard", "punch-1MiB")}
+if want - set(got):
+    print(f"missing paths {sorted(want - set(got))}")
+    sys.exit(1)
+for k, r in got.items():
+    if not (r["n"] > 0 and len(r["reps"]) == 2 and all(
+            x["elapsed"] > 0 and x["cpu"] > 0 and x["timer_irqs"] >= 0 for x in r["reps"])):
+        print(f"bad path {k}: {r['n']} {r['reps']}")
+        sys.exit(1)
+if got[("query", "ioctl-m32")]["abi"] != 32 or got[("query", "ioctl")]["abi"] != 64:
+    print("the 32-bit path is not a 32-bit program")
+    sys.exit(1)
+PY
+cp "$work/RESULTS.md" "$work/ic/RESULTS.md"
+"$(dirname "$runner")/report.py" "$work/ic" --out "$work/ic/RESULTS.md" >"$work/ic-report.out" 2>&1 ||
+	fail "bench/report.py (icount only): $(tail -n 1 "$work/ic-report.out")"
+for want in '^## Instructions per command \(QEMU icount\)$' '^1\. \*\*Block node' \
+	'^## Comparisons$' '^\| Batched BLKBSZGET through BLOCK_URING_CMD_IOCTL over a NOP.*\*\*(met|not met|unresolved)\*\* \|$' \
+	'^\| query \| ioctl\(BLKBSZGET\), 32-bit program \| elapsed \|'; do
+	grep -Eq -- "$want" "$work/ic/RESULTS.md" || fail "the icount report has no line matching /$want/"
+done
 
 # expect_error PATTERN UC_BENCH-ARGS...: exit status 1 and PATTERN said
 expect_error() {
