@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import icount_report  # noqa: E402
 
