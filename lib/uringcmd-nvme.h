@@ -392,6 +392,37 @@ static inline const char *uringcmd_nvme_res_str(int res, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- protection information -------------------------------------------- */
+
+/**
+ * uringcmd_nvme_crc_t10dif() - the guard of 16-bit protection information
+ * @crc: 0 to start, or the guard of the bytes before @buf to go on
+ * @buf: the bytes
+ * @len: how many
+ *
+ * CRC-16/T10-DIF: polynomial 0x8bb7, initial value 0, no reflection, as the
+ * kernel's crc_t10dif() and the NVMe 16-bit guard. The guard of a logical
+ * block covers its data (and, with PI in the last bytes of the metadata,
+ * the metadata bytes before it); it is stored big-endian.
+ *
+ * Return: the CRC.
+ */
+static inline __u16 uringcmd_nvme_crc_t10dif(__u16 crc, const void *buf,
+					     size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t i;
+	int b;
+
+	for (i = 0; i < len; i++) {
+		crc ^= (__u16)(p[i] << 8);
+		for (b = 0; b < 8; b++)
+			crc = crc & 0x8000 ? (__u16)((crc << 1) ^ 0x8bb7) :
+					     (__u16)(crc << 1);
+	}
+	return crc;
+}
+
 /* ---- probing ------------------------------------------------------------ */
 
 /**

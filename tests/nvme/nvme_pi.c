@@ -54,22 +54,6 @@ static bool have_poll;		/* queue/io_poll of the namespace */
 static __u64 poll_queues;	/* nvme.poll_queues: PCIe namespaces poll */
 
 
-/* CRC-16/T10-DIF: polynomial 0x8bb7, no reflection, initial value 0. */
-static __u16 crc_t10dif(const unsigned char *p, size_t len)
-{
-	__u16 crc = 0;
-	size_t i;
-	int b;
-
-	for (i = 0; i < len; i++) {
-		crc ^= (__u16)(p[i] << 8);
-		for (b = 0; b < 8; b++)
-			crc = crc & 0x8000 ? (__u16)(crc << 1) ^ 0x8bb7 :
-					     (__u16)(crc << 1);
-	}
-	return crc;
-}
-
 static struct pi16 *pi_of(const struct t_nvme_fmt *f, unsigned char *meta,
 			  unsigned int b)
 {
@@ -158,7 +142,7 @@ static void write_raw(const struct t_nvme_fmt *f, int bfd, __u64 slba,
 	for (b = 0; b < NBLK; b++) {
 		struct pi16 *pi = pi_of(f, meta, b);
 
-		pi->guard = htobe16(crc_t10dif(data + (size_t)b * f->lbs, f->lbs));
+		pi->guard = htobe16(uringcmd_nvme_crc_t10dif(0, data + (size_t)b * f->lbs, f->lbs));
 		pi->apptag = htobe16(APPTAG);
 		pi->reftag = htobe32((__u32)(slba + b));
 	}
@@ -216,7 +200,7 @@ static void one_namespace(const struct t_nvme_fmt *f)
 	t_compare("read with PRCHK: data", d0, pat, dlen);
 	for (b = 0; b < NBLK; b++) {
 		const struct pi16 *pi = pi_of(f, m0, b);
-		__u16 guard = crc_t10dif(pat + (size_t)b * f->lbs, f->lbs);
+		__u16 guard = uringcmd_nvme_crc_t10dif(0, pat + (size_t)b * f->lbs, f->lbs);
 
 		if (be16toh(pi->guard) != guard || be16toh(pi->apptag) != APPTAG ||
 		    (f->pi != 3 && be32toh(pi->reftag) != SLBA + b))
