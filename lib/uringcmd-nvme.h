@@ -423,6 +423,162 @@ static inline __u16 uringcmd_nvme_crc_t10dif(__u16 crc, const void *buf,
 	return crc;
 }
 
+/**
+ * struct uringcmd_nvme_pi16 - protection information of a 16-bit guard format
+ * @guard: CRC-16/T10-DIF (uringcmd_nvme_crc_t10dif()), big-endian
+ * @apptag: application tag, big-endian
+ * @reftag: reference tag (types 1 and 2: the LBA's low 32 bits), big-endian
+ *
+ * The 8 bytes in the first or the last bytes of each block's metadata (DPS
+ * bit 3, "PI first").
+ */
+struct uringcmd_nvme_pi16 {
+	__u16	guard;
+	__u16	apptag;
+	__u32	reftag;
+} __attribute__((packed));
+
+/**
+ * struct uringcmd_nvme_pi_layout - where PI is and how it is checked
+ * @lbs: data bytes per logical block
+ * @ms: metadata bytes per logical block (separate metadata), 8 or more
+ * @pi_first: PI in the first 8 bytes of the metadata, else in the last
+ * @pi_type: 1, 2 or 3 (DPS bits 2:0)
+ */
+struct uringcmd_nvme_pi_layout {
+	unsigned int	lbs;
+	unsigned int	ms;
+	bool		pi_first;
+	unsigned int	pi_type;
+};
+
+static inline struct uringcmd_nvme_pi16 *
+uringcmd_nvme_pi16_of(const struct uringcmd_nvme_pi_layout *l, void *md,
+		      __u32 b)
+{
+	unsigned char *m = (unsigned char *)md + (size_t)b * l->ms;
+
+	return (struct uringcmd_nvme_pi16 *)(l->pi_first ? m : m + l->ms - 8);
+}
+
+/* The guard of block @b: its data, then the metadata bytes before its PI. */
+static inline __u16 uringcmd_nvme_pi16_guard(const struct uringcmd_nvme_pi_layout *l,
+					     const void *data, const void *md,
+					     __u32 b)
+{
+	__u16 crc;
+
+	crc = uringcmd_nvme_crc_t10dif(0, (const unsigned char *)data +
+				       (size_t)b * l->lbs, l->lbs);
+	if (!l->pi_first)
+		crc = uringcmd_nvme_crc_t10dif(crc, (const unsigned char *)md +
+					       (size_t)b * l->ms, l->ms - 8);
+	return crc;
+}
+
+/**
+ * uringcmd_nvme_pi16_generate() - the host's PI for a write without PRACT
+ * @l: the namespace's layout
+ * @data: @nlb blocks of data
+ * @md: their separate metadata, @nlb times @l->ms bytes
+ * @slba: the first block's LBA
+ * @nlb: how many blocks
+ * @apptag: the application tag
+ *
+ * Fills every block's guard, application tag and (types 1 and 2) reference
+ * tag, the LBA's low 32 bits; type 3 gets the reference tag 0. The command
+ * then carries PRACT clear and cdw14 = (__u32)@slba.
+ */
+static inline void uringcmd_nvme_pi16_generate(const struct uringcmd_nvme_pi_layout *l,
+					       const void *data, void *md,
+					       __u64 slba, __u32 nlb, __u16 apptag)
+{
+	__u32 b;
+
+	for (b = 0; b < nlb; b++) {
+		struct uringcmd_nvme_pi16 *pi = uringcmd_nvme_pi16_of(l, md, b);
+
+		pi->guard = htobe16(uringcmd_nvme_pi16_guard(l, data, md, b));
+		pi->apptag = htobe16(apptag);
+		pi->reftag = htobe32(l->pi_type == 3 ? 0 : (__u32)(slba + b));
+	}
+}
+
+/**
+ * struct uringcmd_nvme_pi_error - the first mismatch uringcmd_nvme_pi16_check() found
+ * @block: its index in the I/O (LBA: slba + block)
+ * @field: NVME_IO_PRINFO_PRCHK_GUARD, _APP or _REF
+ * @expected: what the host computed (the application tag masked)
+ * @actual: what the metadata holds (masked likewise)
+ */
+struct uringcmd_nvme_pi_error {
+	__u32		block;
+	unsigned int	field;
+	__u32		expected;
+	__u32		actual;
+};
+
+/**
+ * uringcmd_nvme_pi16_check() - check PI returned by a read without PRACT
+ * @l: the namespace's layout
+ * @data: @nlb blocks of data
+ * @md: their separate metadata
+ * @slba: the first block's LBA
+ * @nlb: how many blocks
+ * @prchk: the fields to check: NVME_IO_PRINFO_PRCHK_GUARD, _APP, _REF
+ *         (libnvme's values, the bits of pi_chk)
+ * @apptag: the expected application tag
+ * @apptag_mask: its bits that are compared
+ * @err: filled with the first mismatch
+ *
+ * As the controller checks: a block whose application tag is FFFFh (types 1
+ * and 2), or whose application tag is FFFFh and reference tag FFFFFFFFh
+ * (type 3), is not checked; type 3 has no reference tag check.
+ *
+ * Return: 0, or -EIO with @err filled.
+ */
+static inline int uringcmd_nvme_pi16_check(const struct uringcmd_nvme_pi_layout *l,
+					   const void *data, const void *md,
+					   __u64 slba, __u32 nlb, unsigned int prchk,
+					   __u16 apptag, __u16 apptag_mask,
+					   struct uringcmd_nvme_pi_error *err)
+{
+	__u32 b;
+
+	for (b = 0; b < nlb; b++) {
+		const struct uringcmd_nvme_pi16 *pi =
+			uringcmd_nvme_pi16_of(l, (void *)(uintptr_t)md, b);
+		__u16 app = be16toh(pi->apptag);
+		__u32 ref = be32toh(pi->reftag);
+
+		err->block = b;
+		if (app == 0xffff && (l->pi_type != 3 || ref == 0xffffffff))
+			continue;
+		if (prchk & NVME_IO_PRINFO_PRCHK_GUARD) {
+			err->field = NVME_IO_PRINFO_PRCHK_GUARD;
+			err->expected = uringcmd_nvme_pi16_guard(l, data, md, b);
+			err->actual = be16toh(pi->guard);
+			if (err->expected != err->actual)
+				return -EIO;
+		}
+		if (prchk & NVME_IO_PRINFO_PRCHK_APP) {
+			err->field = NVME_IO_PRINFO_PRCHK_APP;
+			err->expected = apptag & apptag_mask;
+			err->actual = app & apptag_mask;
+			if (err->expected != err->actual)
+				return -EIO;
+		}
+		if ((prchk & NVME_IO_PRINFO_PRCHK_REF) && l->pi_type != 3) {
+			err->field = NVME_IO_PRINFO_PRCHK_REF;
+			err->expected = (__u32)(slba + b);
+			err->actual = ref;
+			if (err->expected != err->actual)
+				return -EIO;
+		}
+	}
+	return 0;
+}
+
 /* ---- probing ------------------------------------------------------------ */
 
 /**
