@@ -83,6 +83,16 @@ enum uc_cmd {
 	UC_CMD_SMART_LOG,	/* nvme-cli's smart-log: get-log, log_id=2 */
 };
 
+/* fio's io_uring_cmd: what a write I/O unit issues (write_mode=) */
+enum uc_write_mode {
+	UC_WMODE_WRITE = 1,	/* NVMe Write */
+	UC_WMODE_UNCOR,		/* Write Uncorrectable: no data */
+	UC_WMODE_ZEROES,	/* Write Zeroes: no data, deac= sets DEAC */
+};
+
+/* fio's io_uring_cmd cmd_type=: NVMe is the only value there too */
+#define UC_CMD_TYPE_NVME	1
+
 struct uc_options {
 	void *pad;		/* fio: engine options never start at offset 0 */
 	unsigned int cmd;
@@ -104,6 +114,11 @@ struct uc_options {
 	unsigned int apptag;
 	unsigned int apptag_mask;
 	unsigned int prchk;		/* pi_chk parsed: NVME_IO_PRINFO_PRCHK_* */
+	unsigned int cmd_type;		/* fio's io_uring_cmd names, its defaults */
+	unsigned int readfua;
+	unsigned int writefua;
+	unsigned int write_mode;
+	unsigned int deac;
 };
 
 /* What an opened file answers through the synchronous ioctls. */
@@ -112,6 +127,7 @@ struct uc_file {
 	unsigned int lba_shift;
 	unsigned int ms;		/* metadata bytes per block (separate) */
 	unsigned int pi_type;		/* protection information type, 0: none */
+	bool pi_first;			/* PI in the first 8 bytes of metadata */
 	__u64 query;			/* cmd=block-query: the ioctl's answer */
 	__u32 feature;			/* cmd=get-features: dword 0 */
 	struct nvme_id_ctrl id_ctrl;	/* cmd=identify-ctrl */
@@ -443,6 +459,7 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		md = md / lbs * ms;
 		uf->ms = ms;
 		uf->pi_type = uf->id_ns.dps & NVME_NS_DPS_PI_MASK;
+		uf->pi_first = uf->id_ns.dps & NVME_NS_DPS_PI_FIRST;
 		if (uringcmd_nvme_ns_extended(&uf->id_ns)) {
 			uc_log(td, "%s: extended LBAs (%u bytes of metadata inside each "
 			       "block): cmd=io supports separate metadata only",
@@ -459,8 +476,12 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 			td_verror(td, EINVAL, "uringcmd open");
 			return 1;
 		}
-		if ((o->pi_act || o->prchk) && !uf->pi_type) {
-			uc_log(td, "%s: pi_act and pi_chk need a namespace formatted with "
+		/*
+		 * pi_act (default 1, as fio's) means nothing without PI: PRACT
+		 * is set only on a PI namespace. An explicit pi_chk is refused.
+		 */
+		if (o->prchk && !uf->pi_type) {
+			uc_log(td, "%s: pi_chk needs a namespace formatted with "
 			       "protection information", f->file_name);
 			td_verror(td, EINVAL, "uringcmd open");
 			return 1;
@@ -588,6 +609,41 @@ static int uc_sqe_fd(const struct uc_options *o, const struct fio_file *f)
 	return o->registerfiles ? (int)f->fileno : f->fd;
 }
 
+/* The layout uringcmd_nvme_pi16_*() need, of an opened PI namespace. */
+static struct uringcmd_nvme_pi_layout uc_pi_layout(const struct uc_file *uf)
+{
+	struct uringcmd_nvme_pi_layout l = {
+		.lbs = 1U << uf->lba_shift,
+		.ms = uf->ms,
+		.pi_first = uf->pi_first,
+		.pi_type = uf->pi_type,
+	};
+
+	return l;
+}
+
+/* The I/O unit's separate metadata buffer, NULL without md_per_io_size. */
+static unsigned char *uc_md_of(struct thread_data *td, const struct io_u *io_u)
+{
+	struct uc_options *o = td->eo;
+	struct uc_data *ld = td->io_ops_data;
+
+	return ld->md_buf ? ld->md_buf + (size_t)io_u->index * o->md_per_io_size :
+			    NULL;
+}
+
+/*
+ * Whether the host generates (writes) or checks (reads) the protection
+ * information of @io_u: pi_act=0 on a PI namespace, as fio's io_uring_cmd.
+ */
+static bool uc_host_pi(const struct uc_options *o, const struct uc_file *uf,
+		       const struct io_u *io_u)
+{
+	return !o->pi_act && uf->pi_type && uf->ms >= 8 &&
+	       (io_u->ddir == DDIR_READ || (io_u->ddir == DDIR_WRITE &&
+					    o->write_mode == UC_WMODE_WRITE));
+}
+
 /* An NVMe Read/Write/Flush (or a discard for rw=trim) for @io_u. */
 static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		       struct io_uring_sqe *sqe)
@@ -600,13 +656,38 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 	struct uc_data *ld = td->io_ops_data;
 	struct iovec *iov = &ld->iovs[io_u->index];
 	struct nvme_uring_cmd c;
+	unsigned char *md = uc_md_of(td, io_u);
+	__u32 control = 0;	/* cdw12 bits 31:16, libnvme's NVME_IO_* */
 	__u8 opcode;
 
 	switch (io_u->ddir) {
 	case DDIR_READ:
 		opcode = nvme_cmd_read;
+		if (o->readfua)
+			control |= NVME_IO_FUA;
 		break;
 	case DDIR_WRITE:
+		/* write_mode= and writefua, deac as fio's io_uring_cmd */
+		if (o->write_mode == UC_WMODE_UNCOR) {
+			/* no data, no metadata; cdw12 31:16 are reserved */
+			uringcmd_nvme_rw(&c, nvme_cmd_write_uncor, uf->nsid, NULL, 0,
+					 slba, nlb);
+			uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
+			return;
+		}
+		if (o->writefua)
+			control |= NVME_IO_FUA;
+		if (o->write_mode == UC_WMODE_ZEROES) {
+			if (o->deac)
+				control |= NVME_IO_DEAC;
+			if (uf->pi_type && o->pi_act)
+				control |= NVME_IO_PRINFO_PRACT;
+			uringcmd_nvme_rw(&c, nvme_cmd_write_zeroes, uf->nsid, NULL, 0,
+					 slba, nlb);
+			c.cdw12 |= control << 16;
+			uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
+			return;
+		}
 		opcode = nvme_cmd_write;
 		break;
 	case DDIR_TRIM:
@@ -626,18 +707,23 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		uringcmd_nvme_rw_vec(&c, opcode, uf->nsid, iov, 1, slba, nlb);
 	}
 	/* PRACT with metadata that is only PI: the controller moves none */
-	if (uf->ms && ld->md_buf && !(o->pi_act && uf->pi_type && uf->ms == 8))
-		uringcmd_nvme_set_metadata(&c, ld->md_buf +
-					   (size_t)io_u->index * o->md_per_io_size,
-					   nlb * uf->ms);
+	if (uf->ms && md && !(o->pi_act && uf->pi_type && uf->ms == 8))
+		uringcmd_nvme_set_metadata(&c, md, nlb * uf->ms);
 	if (uf->pi_type) {
 		/* PRINFO in bits 29:26; Types 1 and 2 check the LBA's reference tag */
-		c.cdw12 |= (__u32)((o->pi_act ? NVME_IO_PRINFO_PRACT : 0) |
-				   o->prchk) << 16;
+		control |= (o->pi_act ? NVME_IO_PRINFO_PRACT : 0) | o->prchk;
 		if (uf->pi_type != 3)
 			c.cdw14 = slba & 0xffffffff;
 		c.cdw15 = (o->apptag & 0xffff) | (o->apptag_mask & 0xffff) << 16;
+		/* pi_act=0: the host's PI, as fio's io_uring_cmd computes it */
+		if (io_u->ddir == DDIR_WRITE && md && uc_host_pi(o, uf, io_u)) {
+			struct uringcmd_nvme_pi_layout l = uc_pi_layout(uf);
+
+			uringcmd_nvme_pi16_generate(&l, io_u->xfer_buf, md, slba, nlb,
+						    (__u16)o->apptag);
+		}
 	}
+	c.cdw12 |= control << 16;
 	if (o->fixedbufs)
 		uringcmd_prep_nvme_fixed(sqe, fd, NVME_URING_CMD_IO, &c, io_u->index);
 	else
@@ -893,6 +979,32 @@ static void uc_complete(struct thread_data *td, struct io_u *io_u,
 		io_u->error = res < 0 ? -res : EIO;
 		return;
 	}
+	if (o->cmd == UC_CMD_IO && io_u->ddir == DDIR_READ && o->prchk) {
+		struct uc_file *uf = FILE_ENG_DATA(io_u->file);
+		unsigned char *md = uc_md_of(td, io_u);
+
+		if (md && uc_host_pi(o, uf, io_u)) {
+			struct uringcmd_nvme_pi_layout l = uc_pi_layout(uf);
+			struct uringcmd_nvme_pi_error e;
+			__u64 slba = io_u->offset >> uf->lba_shift;
+
+			if (uringcmd_nvme_pi16_check(&l, io_u->xfer_buf, md, slba,
+						     io_u->xfer_buflen >> uf->lba_shift,
+						     o->prchk, (__u16)o->apptag,
+						     (__u16)o->apptag_mask, &e)) {
+				uc_log(td, "%s: read at LBA %llu: %s check failed: "
+				       "expected %#x, the block holds %#x (pi_act=0: "
+				       "checked by the host)", io_u->file->file_name,
+				       (unsigned long long)(slba + e.block),
+				       e.field == NVME_IO_PRINFO_PRCHK_GUARD ? "guard" :
+				       e.field == NVME_IO_PRINFO_PRCHK_APP ?
+				       "application tag" : "reference tag",
+				       e.expected, e.actual);
+				io_u->error = EIO;
+				return;
+			}
+		}
+	}
 	if (!o->check)
 		return;
 	if (o->cmd == UC_CMD_BLOCK_QUERY)
@@ -1069,14 +1181,15 @@ static int uc_check_options(struct thread_data *td)
 		}
 		free(list);
 	}
-	if ((o->md_per_io_size || o->pi_act || o->prchk) && o->cmd != UC_CMD_IO) {
-		log_err("fio: uringcmd: md_per_io_size, pi_act and pi_chk go with "
-			"cmd=io\n");
+	/* pi_act is on by default (as fio's): only what a user set is refused */
+	if ((o->md_per_io_size || o->prchk) && o->cmd != UC_CMD_IO) {
+		log_err("fio: uringcmd: md_per_io_size and pi_chk go with cmd=io\n");
 		return 1;
 	}
-	if (o->prchk && !o->pi_act && td_write(td)) {
-		log_err("fio: uringcmd: pi_chk on writes needs pi_act=1: this engine "
-			"does not generate protection information itself\n");
+	/* as fio's io_uring_cmd: write_mode= replaces the job's writes */
+	if (o->write_mode != UC_WMODE_WRITE && !td_write(td)) {
+		log_err("fio: uringcmd: write_mode=%s replaces writes, and rw= has "
+			"none\n", o->write_mode == UC_WMODE_ZEROES ? "zeroes" : "uncor");
 		return 1;
 	}
 	if (o->fixedbufs && !o->nonvectored) {
@@ -1417,6 +1530,76 @@ static struct fio_option options[] = {
 		.group	= FIO_OPT_G_IOURING,
 	},
 	{
+		.name	= "cmd_type",
+		.lname	= "Uring cmd type",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct uc_options, cmd_type),
+		.help	= "Specify uring-cmd type (fio's io_uring_cmd; nvme, the only one)",
+		.def	= "nvme",
+		.posval = {
+			  { .ival = "nvme",
+			    .oval = UC_CMD_TYPE_NVME,
+			    .help = "Issue nvme-uring-cmd",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "readfua",
+		.lname	= "Read fua flag support",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, readfua),
+		.help	= "Set FUA flag (force unit access) for all Read operations",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "writefua",
+		.lname	= "Write fua flag support",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, writefua),
+		.help	= "Set FUA flag (force unit access) for all Write operations",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "write_mode",
+		.lname	= "Additional Write commands support (Write Uncorrectable, Write Zeroes)",
+		.type	= FIO_OPT_STR,
+		.off1	= offsetof(struct uc_options, write_mode),
+		.help	= "Issue Write Uncorrectable or Zeroes command instead of Write command",
+		.def	= "write",
+		.posval = {
+			  { .ival = "write",
+			    .oval = UC_WMODE_WRITE,
+			    .help = "Issue Write commands for write operations",
+			  },
+			  { .ival = "uncor",
+			    .oval = UC_WMODE_UNCOR,
+			    .help = "Issue Write Uncorrectable commands for write operations",
+			  },
+			  { .ival = "zeroes",
+			    .oval = UC_WMODE_ZEROES,
+			    .help = "Issue Write Zeroes commands for write operations",
+			  },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "deac",
+		.lname	= "Deallocate bit for write zeroes command",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, deac),
+		.help	= "Set DEAC (deallocate) flag for write zeroes command",
+		.def	= "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
 		.name	= "md_per_io_size",
 		.lname	= "Separate Metadata Buffer Size per I/O",
 		.type	= FIO_OPT_INT,
@@ -1431,8 +1614,8 @@ static struct fio_option options[] = {
 		.lname	= "Protection Information Action",
 		.type	= FIO_OPT_BOOL,
 		.off1	= offsetof(struct uc_options, pi_act),
-		.def	= "0",
-		.help	= "Protection Information Action bit (pi_act=1 or pi_act=0)",
+		.def	= "1",
+		.help	= "Protection Information Action bit (pi_act=1 or pi_act=0; 0: the host generates and checks PI)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
