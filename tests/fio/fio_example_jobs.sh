@@ -148,6 +148,23 @@ else
 	leave_out "nvme.poll_queues=0: the hipri jobs"
 fi
 
+# fio's own example for its io_uring_cmd engine (fio's source tree, next to
+# the fio built here), unchanged but for the engine, the device, and
+# size=1G, which does not fit make test's 256 MiB namespace and would take
+# minutes under TCG: 4 MiB a job.
+ng_job=$(dirname "$fio")/examples/uring-cmd-ng.fio
+if [ -f "$ng_job" ]; then
+	sed -e 's/^ioengine=io_uring_cmd$/ioengine=uringcmd/' \
+		-e "s|^filename=/dev/ng0n1\$|filename=$dev|" \
+		-e 's/^size=1G$/size=4M/' "$ng_job" >"$work/uring-cmd-ng.fio"
+	[ "$(diff "$ng_job" "$work/uring-cmd-ng.fio" | grep -c '^>')" = 3 ] ||
+		fail "uring-cmd-ng.fio: not exactly ioengine=, filename= and size= replaced"
+	run_job uring-cmd-ng "$work/uring-cmd-ng.fio" -- \
+		rand-write:write:1024 rand-read:read:1024 write-opts:write:1024
+else
+	leave_out "no $ng_job (fio's source, make fio): fio's uring-cmd-ng.fio"
+fi
+
 # Debian's /usr/bin/fio with the engine built for it: found by its bare
 # name through the library path, and as external:PATH.
 sysfio=/usr/bin/fio

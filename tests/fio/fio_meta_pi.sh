@@ -7,7 +7,12 @@
 # generates PI on writes, pi_act=1, and checks it on reads, pi_chk), then
 # reads with pi_act=0 that return the PI into the metadata buffer with every
 # check on, and a read whose application tag does not match, which must
-# fail with the controller's status; refusals of what cannot work.
+# fail with the controller's status; pi_act=0 writes whose PI the engine
+# computes (guard, application tag, reference tag), checked by the
+# controller on the write and by the engine and controller on reads, on the
+# type 1 and the type 3 namespace, and a read of them expecting another
+# application tag, which fails; pi_act (default 1, as fio's) having no
+# effect on a namespace without PI; refusals of what cannot work.
 #
 #   fio_meta_pi.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO, TEST_FIO_EXAMPLES, TEST_LIB.
@@ -44,6 +49,7 @@ ns_with_format() { # FORMAT
 }
 mdns=$(ns_with_format nop)
 pins=$(ns_with_format T10-DIF-TYPE1-CRC)
+pi3ns=$(ns_with_format T10-DIF-TYPE3-CRC)
 [ -n "$mdns" ] || [ -n "$pins" ] ||
 	skip "no namespace with metadata on the controller of $dev (run-nvme.sh --ns ms=16 / ms=8,pi=1)"
 
@@ -95,8 +101,9 @@ if [ -n "$mdns" ]; then
 	expect_error "metadata without md_per_io_size" \
 		"has 16 bytes of metadata per block: set md_per_io_size=128 or more" \
 		--filename="$mdns" --rw=read
-	expect_error "pi_act without PI" "need a namespace formatted with protection information" \
-		--filename="$mdns" --rw=read --md_per_io_size=128 --pi_act=1
+	# pi_act=1 (fio's default) means nothing without PI: PRACT stays clear
+	run_job md-pi-act "${common[@]}" --filename="$mdns" --name=md-pi-act \
+		--rw=randread --md_per_io_size=128 --pi_act=1 -- md-pi-act:read:256
 else
 	echo "# no namespace with separate metadata: md_per_io_size jobs not run"
 fi
@@ -117,14 +124,53 @@ if [ -n "$pins" ]; then
 		--filename="$pins" --rw=read --size=4k --pi_act=1 --pi_chk=APPTAG --apptag=0x4321
 	expect_error "unknown pi_chk" "GUARD, REFTAG and APPTAG" \
 		--filename="$pins" --rw=read --pi_act=1 --pi_chk=GUARD,NOPE
-	expect_error "pi_chk on writes without pi_act" "pi_chk on writes needs pi_act=1" \
-		--filename="$pins" --rw=write --md_per_io_size=64 --pi_chk=GUARD
-	expect_error "PI without pi_act or md_per_io_size" \
-		"set md_per_io_size=64 or more \(or pi_act=1" --filename="$pins" --rw=read
+	expect_error "PI with pi_act=0 and no md_per_io_size" \
+		"set md_per_io_size=64 or more \(or pi_act=1" --filename="$pins" \
+		--rw=read --pi_act=0
+
+	# pi_act=0 writes: the engine computes each block's PI into the
+	# metadata buffer, the controller checks all of it (PRCHK) on the write;
+	# fio's verify reads back with pi_act=0, the PI checked by the engine
+	# and the controller
+	run_job pi0-write "${common[@]}" --filename="$pins" --name=pi0-write \
+		--rw=randwrite --md_per_io_size=64 --pi_act=0 \
+		--pi_chk=GUARD,REFTAG,APPTAG --apptag=0x5a5a --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 -- pi0-write:write:256 pi0-write:read:256
+	run_job pi0-read "${common[@]}" --filename="$pins" --name=pi0-read --rw=read \
+		--md_per_io_size=64 --pi_act=0 --pi_chk=GUARD,REFTAG,APPTAG \
+		--apptag=0x5a5a -- pi0-read:read:256
+	# only the tag bits apptag_mask selects are compared
+	run_job pi0-mask "${common[@]}" --filename="$pins" --name=pi0-mask --rw=read \
+		--md_per_io_size=64 --pi_act=0 --pi_chk=APPTAG --apptag=0x5aff \
+		--apptag_mask=0xff00 -- pi0-mask:read:256
+	# and pi_act=1 reads the same blocks, the controller checking and
+	# stripping the PI
+	run_job pi0-act "${common[@]}" --filename="$pins" --name=pi0-act --rw=read \
+		--pi_act=1 --pi_chk=GUARD,REFTAG,APPTAG --apptag=0x5a5a -- pi0-act:read:256
+	# another application tag: the controller (status 0x283) or the
+	# engine's own check fails the read
+	expect_error "pi_act=0 read, application tag mismatch" \
+		"NVMe status 0x(4)?283 |application tag check failed" --filename="$pins" \
+		--rw=read --size=4k --md_per_io_size=64 --pi_act=0 --pi_chk=APPTAG \
+		--apptag=0x1234
 else
 	echo "# no PI type 1 namespace: PI jobs not run"
 fi
-expect_error "pi_chk without PI" "need a namespace formatted with protection information" \
+if [ -n "$pi3ns" ]; then
+	# type 3, 4 KiB blocks, 8 bytes of PI each: no reference tag check
+	run_job pi3-write "${common[@]}" --filename="$pi3ns" --name=pi3-write \
+		--rw=randwrite --md_per_io_size=8 --pi_act=0 --pi_chk=GUARD,APPTAG \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 -- \
+		pi3-write:write:256 pi3-write:read:256
+	run_job pi3-act "${common[@]}" --filename="$pi3ns" --name=pi3-act --rw=read \
+		--pi_chk=GUARD,APPTAG -- pi3-act:read:256
+	expect_error "type 3 pi_act=0 read, application tag mismatch" \
+		"NVMe status 0x(4)?283 |application tag check failed" --filename="$pi3ns" \
+		--rw=read --md_per_io_size=8 --pi_act=0 --pi_chk=APPTAG --apptag=0x4321
+else
+	echo "# no PI type 3 namespace: its jobs not run"
+fi
+expect_error "pi_chk without PI" "pi_chk needs a namespace formatted with protection information" \
 	--filename="$dev" --rw=read --pi_chk=GUARD
 expect_error "metadata options on an admin command" "go with cmd=io" \
 	--filename="$dev" --cmd=identify-ctrl --rw=read --md_per_io_size=64 --number_ios=8
