@@ -62,6 +62,7 @@ if [ "$gates" = 1 ]; then
 	gate pin_check "$top/tests/host/pin_check.sh"
 	gate make_help "$top/tests/host/make_help.sh"
 	gate lib_install "$top/tests/host/lib_install.sh"
+	gate lib_pi "$top/tests/host/lib_pi.sh"
 	gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
 	[ "$given" = 1 ] || gate make_run "$top/tests/host/make_run.sh"
 	[ "$given" = 1 ] || gate deb "$top/tests/host/deb.sh"
