@@ -119,7 +119,8 @@ done
 ls "$work"/plots/*.svg >/dev/null 2>&1 || fail "the report made no plots"
 
 # The instruction-counting paths (bench/icount.sh, uc_icount and its 32-bit
-# build), briefly and without icount: the programs and the report path
+# build), briefly and without icount: the programs and the report path.
+# The process CPU time of a short run may read 0 (no tick landed in it).
 mkdir "$work/ic"
 BENCH_QUICK=1 BENCH_DEV=$dev "$(dirname "$runner")/icount.sh" "$bindir" \
 	"$work/ic/icount-1.json" 1 >"$work/ic.out" 2>&1 ||
@@ -139,7 +140,7 @@ if want - set(got):
     sys.exit(1)
 for k, r in got.items():
     if not (r["n"] > 0 and len(r["reps"]) == 2 and all(
-            x["elapsed"] > 0 and x["cpu"] > 0 and x["timer_irqs"] >= 0 for x in r["reps"])):
+            x["elapsed"] > 0 and x["cpu"] >= 0 and x["timer_irqs"] >= 0 for x in r["reps"])):
         print(f"bad path {k}: {r['n']} {r['reps']}")
         sys.exit(1)
 if got[("query", "ioctl-m32")]["abi"] != 32 or got[("query", "ioctl")]["abi"] != 64:
