@@ -4,10 +4,29 @@
 
 TOP       := $(abspath .)
 BUILD     := $(TOP)/build
+# KVER=6.12: the port to Linux 6.12 (patches-6.12/, drivers-nvme-6.12/,
+# build/linux-6.12) for tree, kernel, export-patches, test and shell; the
+# programs keep 6.1's uapi headers (the same ABI). 6.1 is the default and
+# what everything else takes.
+KVER      ?= 6.1
+ifeq ($(KVER),6.12)
+KTREE     := $(BUILD)/linux-6.12
+KVER_CONFIG := kernel/6.12.config
+KVER_GOALS := help deps tree kernel export-patches checkpatch test shell headers tests
+ifneq ($(filter-out $(KVER_GOALS),$(MAKECMDGOALS)),)
+$(error KVER=6.12 works with $(KVER_GOALS) so far, not $(filter-out $(KVER_GOALS),$(MAKECMDGOALS)))
+endif
+else ifeq ($(KVER),6.1)
+KTREE     := $(BUILD)/linux
+KVER_CONFIG :=
+else
+$(error KVER=$(KVER): the series exist for 6.1 and 6.12)
+endif
+export KVER
 DEBUG     ?= 0
 ifeq ($(DEBUG),1)
-KOBJ      := $(BUILD)/linux/obj-debug
-KCONFIGS  := kernel/guest.config kernel/debug.config
+KOBJ      := $(KTREE)/obj-debug
+KCONFIGS  := kernel/guest.config kernel/debug.config $(KVER_CONFIG)
 # KASAN, lockdep and kmemleak under TCG: boots take minutes, commands 10-15x longer
 GUEST_TIMEOUT ?= 3600
 TEST_TIMEOUT  ?= 600
@@ -15,8 +34,8 @@ TEST_TIMEOUT  ?= 600
 # depth is make fuzz's (tests/fuzz/README.md: a 1,000,000-command campaign)
 FUZZ_COUNT    ?= 40000
 else
-KOBJ      := $(BUILD)/linux/obj
-KCONFIGS  := kernel/guest.config
+KOBJ      := $(KTREE)/obj
+KCONFIGS  := kernel/guest.config $(KVER_CONFIG)
 GUEST_TIMEOUT ?= 1200
 TEST_TIMEOUT  ?= 120
 FUZZ_COUNT    ?= 20000
@@ -28,7 +47,7 @@ endif
 # kernel.
 SUITE_GOALS := kernel check test shell fuzz checkpatch bisect warnings mutants
 ifeq ($(filter 1,$(DEBUG))$(wildcard $(KOBJ)/arch/x86/boot/bzImage)$(filter $(SUITE_GOALS),$(MAKECMDGOALS)),)
-RUN_KOBJ     := $(BUILD)/linux/obj-run
+RUN_KOBJ     := $(KTREE)/obj-run
 RUN_KCONFIGS := kernel/run.config
 else
 RUN_KOBJ     := $(KOBJ)
@@ -69,6 +88,10 @@ GUEST_NS   := $(words 1 1 $(FORMATS))
 # kernel/PINNED's packages are installed at the pinned version, the rest at
 # whatever apt offers.
 PINNED_PKGS  := $(shell sed -n 's/^\([^ ]*\) \([^ ]*\)$$/\1=\2/p' kernel/PINNED)
+# linux-source-6.12 only for KVER=6.12
+ifneq ($(KVER),6.12)
+PINNED_PKGS  := $(filter-out linux-source-6.12=%,$(PINNED_PKGS))
+endif
 DEB_PACKAGES := build-essential bc bison flex libelf-dev \
 	libssl-dev dwarves ccache sparse cpio kmod xz-utils file git \
 	qemu-system-x86 qemu-utils liburing-dev libnvme-dev libcap-dev nvme-cli \
@@ -131,6 +154,7 @@ help:
 	@echo 'make clean           remove build outputs but the kernel tree and ccache'
 	@echo 'make distclean       remove build/ entirely (the kernel tree and its commits too)'
 	@echo 'make help            this list'
+	@echo "KVER=6.12 with tree, kernel, export-patches, checkpatch, test, shell: the port to Linux 6.12"
 	@echo 'Each step prints one line when it starts and one when done; V=1 shows'
 	@echo "the kernel build's own output instead."
 
@@ -171,17 +195,18 @@ tree: deps
 	@kernel/tree.sh prepare
 
 kernel: tree
-	@kernel/build.sh $(KOBJ) $(KCONFIGS)
+	@KSRC=$(KTREE) kernel/build.sh $(KOBJ) $(KCONFIGS)
 
 run-kernel: tree
-	@kernel/build.sh $(RUN_KOBJ) $(RUN_KCONFIGS)
+	@KSRC=$(KTREE) kernel/build.sh $(RUN_KOBJ) $(RUN_KCONFIGS)
 
 given-kernel:
 	@[ -f "$(BZIMAGE)" ] || { echo "make: KERNEL=$(KERNEL): no such file" >&2; exit 1; }
 
 # uapi headers of the patched tree, for the user-space programs: they need
 # the tree but no kernel config or build (an object folder of their own).
-headers: tree
+headers: $(if $(filter 6.12,$(KVER)),deps,tree)
+	@[ "$(KVER)" = 6.1 ] || KVER=6.1 kernel/tree.sh prepare
 	@t0=$$(date +%s); first=; [ -d $(HEADERS)/include ] || first=1; \
 	[ -z "$$first" ] || echo "==> headers: the patched tree's uapi headers into $(patsubst $(TOP)/%,%,$(HEADERS)) (under a minute)" >&2; \
 	$(MAKE) -s -C $(BUILD)/linux O=$(BUILD)/headers-obj $(if $(filter -j%,$(MAKEFLAGS)),,-j$$(nproc)) \
@@ -215,7 +240,7 @@ run: demo uc-nvme $(RUN_DEP)
 	@qemu/run-nvme.sh -k $(RUN_BZIMAGE) --needs kernel/run.config --timeout $(GUEST_TIMEOUT) -- \
 		demo/show.sh $(BUILD)/demo $(BUILD)/tool/uc-nvme
 
-checkpatch: kernel
+checkpatch: tree
 	@tests/checkpatch.sh
 
 bisect: kernel

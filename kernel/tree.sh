@@ -6,13 +6,26 @@
 #                            drivers-nvme/ on branch 'nvme' with git am
 #   kernel/tree.sh export    re-export both series with git format-patch
 #
+# KVER=6.12 in the environment: linux-source-6.12 into build/linux-6.12,
+# with patches-6.12/ and drivers-nvme-6.12/.
+#
 # Developers edit and commit in build/linux and export; nobody edits a .patch.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-tarball=/usr/src/linux-source-6.1.tar.xz
-pinned=$(sed -n 's/^linux-source-6.1 //p' "$top/kernel/PINNED")
+kver=${KVER:-6.1}
+case $kver in
+6.1) suffix= ;;
+6.12) suffix=-6.12 ;;
+*) printf 'kernel/tree.sh: KVER=%s: the series exist for 6.1 and 6.12\n' "$kver" >&2; exit 1 ;;
+esac
+pkg=linux-source-$kver
+tree=$top/build/linux$suffix
+tname=build/linux$suffix
+core_dir=$top/patches$suffix
+nvme_dir=$top/drivers-nvme$suffix
+tarball=/usr/src/$pkg.tar.xz
+pinned=$(sed -n "s/^$pkg //p" "$top/kernel/PINNED")
 stamp=$tree/.git/uringcmd-applied
 ident=(-c user.name='uringcmd developers' -c user.email='uringcmd@invalid')
 
@@ -29,18 +42,18 @@ series_files() { # dir: the patches its series lists, in order
 
 want_stamp() {
 	{
-		cat "$top/patches/series" "$top/drivers-nvme/series"
-		series_files "$top/patches" | xargs -r cat
-		series_files "$top/drivers-nvme" | xargs -r cat
+		cat "$core_dir/series" "$nvme_dir/series"
+		series_files "$core_dir" | xargs -r cat
+		series_files "$nvme_dir" | xargs -r cat
 	} | sha256sum | cut -d' ' -f1
 }
 
 check_pinned() {
 	local have
-	have=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null) ||
-		die "linux-source-6.1 is not installed (run 'make deps')"
+	have=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null) ||
+		die "$pkg is not installed (run 'make deps${suffix:+ KVER=$kver}')"
 	[ "$have" = "$pinned" ] ||
-		die "linux-source-6.1 is $have, the series is pinned to $pinned (kernel/PINNED): run 'make deps', which installs $pinned"
+		die "$pkg is $have, the series is pinned to $pinned (kernel/PINNED): run 'make deps${suffix:+ KVER=$kver}', which installs $pinned"
 	[ -f "$tarball" ] || die "$tarball is missing"
 }
 
@@ -48,15 +61,15 @@ check_pinned() {
 check_tree_pinned() {
 	local base
 	base=$(g log -1 --format=%s base)
-	[ "$base" = "linux-source-6.1 $pinned (pristine)" ] ||
-		die "build/linux is '$base', kernel/PINNED pins $pinned: 'make export-patches' if it holds commits of yours, then 'rm -rf build/linux' and make again"
+	[ "$base" = "$pkg $pinned (pristine)" ] ||
+		die "$tname is '$base', kernel/PINNED pins $pinned: 'make export-patches' if it holds commits of yours, then 'rm -rf $tname' and make again"
 }
 
 extract() {
 	local t0
 	check_pinned
 	t0=$(date +%s)
-	progress "tree: extracting linux-source-6.1 $pinned into build/linux (about a minute)"
+	progress "tree: extracting $pkg $pinned into $tname (about a minute)"
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1
@@ -65,7 +78,7 @@ extract() {
 	git -C "$tree.tmp" add -f -A .
 	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
 		git -C "$tree.tmp" "${ident[@]}" commit -q \
-		-m "linux-source-6.1 $pinned (pristine)"
+		-m "$pkg $pinned (pristine)"
 	git -C "$tree.tmp" tag base
 	mv "$tree.tmp" "$tree"
 	progress "tree: extracted in $(( $(date +%s) - t0 )) s"
@@ -75,8 +88,10 @@ extract() {
 cover_description() { # cover-letter.patch
 	[ -f "$1" ] || return 0
 	awk '
-		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); print; print ""; hdr = 1; next }
-		hdr && /^$/ && !body { body = 1; next }
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; hdr = 1; next }
+		# a long subject is folded onto lines that start with a blank
+		hdr && !body && /^ / { subj = subj $0; next }
+		hdr && /^$/ && !body { print subj; print ""; body = 1; next }
 		body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { print }
 	' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
@@ -111,15 +126,15 @@ prepare() {
 	head=$(g rev-parse HEAD)
 	[ "$applied" = "$want $head" ] && return 0
 	if [ -n "$applied" ] && [ "${applied#* }" != "$head" ] && [ -z "${REAPPLY:-}" ]; then
-		die "build/linux has commits that are not exported: run 'make export-patches', or 'make kernel REAPPLY=1' to drop them"
+		die "$tname has commits that are not exported: run 'make export-patches', or 'make kernel REAPPLY=1' to drop them"
 	fi
 	[ -z "$(g status --porcelain -uno)" ] ||
-		die "build/linux has uncommitted changes: commit them or 'git -C build/linux checkout .'"
+		die "$tname has uncommitted changes: commit them or 'git -C $tname checkout .'"
 	t0=$(date +%s)
-	progress "tree: applying patches/ and drivers-nvme/ (git am)"
+	progress "tree: applying ${core_dir#"$top"/}/ and ${nvme_dir#"$top"/}/ (git am)"
 	g checkout -q --detach base
-	apply core "$top/patches"
-	apply nvme "$top/drivers-nvme"
+	apply core "$core_dir"
+	apply nvme "$nvme_dir"
 	printf '%s %s\n' "$want" "$(g rev-parse HEAD)" >"$stamp"
 	progress "tree: $(g rev-list --count base..HEAD) patches applied in $(( $(date +%s) - t0 )) s"
 }
@@ -146,13 +161,13 @@ export_series() { # from to dir
 }
 
 export_patches() {
-	[ -d "$tree/.git" ] || die "no build/linux: run 'make kernel' first"
-	g rev-parse -q --verify refs/heads/core >/dev/null || die "no branch 'core' in build/linux"
+	[ -d "$tree/.git" ] || die "no $tname: run 'make tree${suffix:+ KVER=$kver}' first"
+	g rev-parse -q --verify refs/heads/core >/dev/null || die "no branch 'core' in $tname"
 	[ "$(g rev-parse --abbrev-ref HEAD)" = nvme ] ||
-		die "check out branch 'nvme' in build/linux (core series below it) before exporting"
+		die "check out branch 'nvme' in $tname (core series below it) before exporting"
 	g merge-base --is-ancestor core nvme || die "branch 'nvme' is not on top of 'core'"
-	export_series base core "$top/patches"
-	export_series core nvme "$top/drivers-nvme"
+	export_series base core "$core_dir"
+	export_series core nvme "$nvme_dir"
 	printf '%s %s\n' "$(want_stamp)" "$(g rev-parse HEAD)" >"$stamp"
 }
 

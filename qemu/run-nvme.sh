@@ -165,13 +165,16 @@ check_setup() {
 
 # The options the --needs fragment sets to y above its "How this guest
 # kernel is built" line, one a line, but those that kernel/debug.config
-# turns off again: the transports that are only built (RDMA, FC), which no
-# test boots.
+# turns off again (the transports that are only built, RDMA and FC, which
+# no test boots) and those the kernel version's fragment drops (make's
+# KVER=6.12: kernel/6.12.config).
 wanted_options() {
+	local drop=("$top/kernel/debug.config")
+	[ "${KVER:-6.1}" = 6.1 ] || [ ! -f "$top/kernel/$KVER.config" ] ||
+		drop+=("$top/kernel/$KVER.config")
 	sed -n '/^# ---- How this guest kernel is built/q
 		s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$needs" |
-		grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' \
-			"$top/kernel/debug.config")
+		grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' "${drop[@]}")
 }
 
 # The kernel's .config: in its build folder (OBJ/arch/x86/boot/bzImage),
