@@ -26,7 +26,7 @@ export KVER
 DEBUG     ?= 0
 ifeq ($(DEBUG),1)
 KOBJ      := $(KTREE)/obj-debug
-KCONFIGS  := kernel/guest.config kernel/debug.config $(KVER_CONFIG)
+KCONFIGS  := $(strip kernel/guest.config kernel/debug.config $(KVER_CONFIG))
 # KASAN, lockdep and kmemleak under TCG: boots take minutes, commands 10-15x longer
 GUEST_TIMEOUT ?= 3600
 TEST_TIMEOUT  ?= 600
@@ -35,7 +35,7 @@ TEST_TIMEOUT  ?= 600
 FUZZ_COUNT    ?= 40000
 else
 KOBJ      := $(KTREE)/obj
-KCONFIGS  := kernel/guest.config $(KVER_CONFIG)
+KCONFIGS  := $(strip kernel/guest.config $(KVER_CONFIG))
 GUEST_TIMEOUT ?= 1200
 TEST_TIMEOUT  ?= 120
 FUZZ_COUNT    ?= 20000
