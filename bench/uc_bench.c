@@ -74,6 +74,9 @@
 #include <linux/fs.h>
 #include <uringcmd-nvme.h>	/* the project's library: lib/ */
 
+#define UC_PROG "uc_bench"
+#include "uc_common.h"
+
 #define READ_SPAN	(256ULL << 20)
 #define READ_BS		4096
 #define BAND		0.02	/* "within": the interval inside 1 +- BAND */
@@ -124,19 +127,6 @@ struct bench {
 struct slice {
 	uint64_t wall_ns, cpu_ns, busy_ns;
 };
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("uc_bench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static uint64_t now_ns(void)
 {
@@ -551,19 +541,6 @@ static uint64_t pct(const uint64_t *v, unsigned int n, double q)
 	unsigned int i = (unsigned int)(q * (n - 1) + 0.5);
 
 	return v[i < n ? i : n - 1];
-}
-
-static void json_str(const char *key, const char *v)
-{
-	const char *s;
-
-	printf("\"%s\": \"", key);
-	for (s = v ? v : ""; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	printf("\", ");
 }
 
 static const char *json_bool(bool v)

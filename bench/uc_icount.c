@@ -64,6 +64,9 @@
 #include <linux/fs.h>
 #include <uringcmd-nvme.h>	/* the project's library: lib/ */
 
+#define UC_PROG "uc_icount"
+#include "uc_common.h"
+
 #define MAXQD	64
 
 enum mode { M_GETPPID, M_NOP, M_IOCTL, M_QUERY, M_QUERY1, M_ADMIN, M_ADMIN_IOCTL,
@@ -83,19 +86,6 @@ static struct {
 	struct io_uring ring;
 	void *buf[MAXQD];
 } g = { .n = 20000, .reps = 3, .batch = 1, .qd = 1, .fd = -1 };
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("uc_icount: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static void fail_res(int res, const char *what)
 {
@@ -444,19 +434,6 @@ static void usage(void)
 		"      read DEV | dread DEV | discard DEV BYTES | blkdiscard DEV BYTES |\n"
 		"      punch DEV BYTES\n");
 	exit(1);
-}
-
-static void json_str(const char *key, const char *v)
-{
-	const char *s;
-
-	printf("\"%s\": \"", key);
-	for (s = v ? v : ""; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		putchar(*s);
-	}
-	printf("\", ");
 }
 
 int main(int argc, char **argv)

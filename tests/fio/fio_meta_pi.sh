@@ -56,22 +56,9 @@ pi3ns=$(ns_with_format T10-DIF-TYPE3-CRC)
 work=$(mktemp -d /tmp/fio-meta-pi.XXXXXX)
 n=0
 
-# run_job NAME FIO-ARGS... -- CHECKS...: fio with JSON output, then
-# fio_check.py over it.
-run_job() {
-	local name=$1 args=() rc=0
-	shift
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	"$fio" --output-format=json --output="$work/$name.json" "${args[@]}" \
-		>"$work/$name.out" 2>&1 || rc=$?
-	[ "$rc" = 0 ] ||
-		fail "$name: fio exited $rc: $(grep -h -m 2 'uringcmd\|error\|fio:' "$work/$name.out" "$work/$name.json" 2>/dev/null | tr '\n' ' ')"
-	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
-}
+# run_job NAME FIO-ARGS... -- CHECKS...
+# shellcheck source=../lib/fio_run.sh
+. "${TEST_LIB:-}/fio_run.sh"
 
 # expect_error WHAT PATTERN FIO-ARGS...: fio must fail within 60 s and say
 # PATTERN (an extended regular expression).

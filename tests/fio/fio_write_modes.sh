@@ -28,20 +28,9 @@ work=$(mktemp -d /tmp/fio-write-modes.XXXXXX)
 off=$((64 << 20))
 len=$((1 << 20))
 
-run_job() { # NAME FIO-ARGS... -- CHECKS...
-	local name=$1 args=() rc=0
-	shift
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	"$fio" --output-format=json --output="$work/$name.json" "${args[@]}" \
-		>"$work/$name.out" 2>&1 || rc=$?
-	[ "$rc" = 0 ] ||
-		fail "$name: fio exited $rc: $(grep -h -m 2 'uringcmd\|error\|fio:' "$work/$name.out" "$work/$name.json" 2>/dev/null | tr '\n' ' ')"
-	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
-}
+# run_job NAME FIO-ARGS... -- CHECKS...
+# shellcheck source=../lib/fio_run.sh
+. "${TEST_LIB:-}/fio_run.sh"
 
 # fio_rc NAME FIO-ARGS...: fio's exit status, its output in $work/NAME.out
 fio_rc() {
