@@ -28,16 +28,9 @@ done
 # shellcheck disable=SC2086 # paths without blanks, split on purpose
 set -- $frags
 
-# ccache: paths relative to the checkout, so that another clone hits;
-# depend mode: a miss runs the compiler alone, which the kernel's -MMD
-# makes list its headers, instead of the preprocessor first (a fifth less
-# time for a build from an empty cache); the host programs (kconfig,
-# objtool, scripts/) through it too, as every new object folder builds
-# them.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$src/../.." && pwd)}
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_DEPEND=1
+# shellcheck source=kernel/kbuild.sh
+. "$(dirname "$0")/kbuild.sh"
+kbuild_ccache "$(cd "$src/../.." && pwd)"
 hostcc='ccache gcc'
 
 # Reconfigure only when a fragment changed, so rebuilds stay incremental.
@@ -81,19 +74,8 @@ esac
 # after a whole build here, its own count
 [ ! -s "$obj/.uringcmd-objects" ] || total=$(cat "$obj/.uringcmd-objects")
 progress "kernel: building ${obj#"$(pwd)/"} ($(basename -a "$@" | paste -sd ' ' -)): a first build takes about $first minutes on 2 idle cores, a rebuild minutes"
-ticker=
 if [ -z "${KTARGETS:-}" ] && [ -n "$quiet" ]; then
-	touch "$obj/.uringcmd-build-start"
-	# the subshell's own stderr is closed: killing its sleep below
-	# would otherwise print bash's "Terminated"; the lines go to fd 3
-	(
-		exec 3>&2 2>/dev/null
-		while sleep 60; do
-			progress "kernel: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled${total:+ of about $total}" 2>&3
-		done
-	) &
-	ticker=$!
-	trap 'pkill -P "$ticker" sleep 2>/dev/null; kill "$ticker" 2>/dev/null || true' EXIT
+	ticker_start kernel "$obj" "$t0" "$total"
 fi
 # shellcheck disable=SC2086 # a list of targets, split on purpose
 make $quiet -C "$src" O="$obj" CC="ccache gcc" HOSTCC="$hostcc" -j"$(nproc)" ${KTARGETS:-vmlinux}
@@ -107,13 +89,7 @@ if [ -z "${KTARGETS:-}" ]; then
 	CCACHE_DISABLE=1 make $quiet -C "$src" O="$obj" CC="ccache gcc" HOSTCC="$hostcc" \
 		-j"$(nproc)" bzImage
 fi
-if [ -n "$ticker" ]; then
-	# its sleep first: an orphaned sleep would hold our fds (a pipe, a
-	# lock) open for up to a minute
-	pkill -P "$ticker" sleep 2>/dev/null || true
-	kill "$ticker" 2>/dev/null || true
-	trap - EXIT
-fi
+ticker_stop
 # every object of a whole build, the next build's total
 [ -n "${KTARGETS:-}" ] || find "$obj" -name '*.o' ! -name '.tmp*' | wc -l >"$obj/.uringcmd-objects"
 progress "kernel: ${KTARGETS:-bzImage} ready in $(( $(date +%s) - t0 )) s"

@@ -44,13 +44,11 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 quiet=-s
 [ "${V:-0}" != 1 ] || quiet=
 # ccache exactly as kernel/build.sh sets it up, so that the objects that
-# the two configs share are hits (paths relative to the checkout; obj-deb,
-# like obj, sits right under the tree, so the compiler sees the same
-# relative paths).
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_DEPEND=1
+# the two configs share are hits (obj-deb, like obj, sits right under the
+# tree, so the compiler sees the same relative paths).
+# shellcheck source=kernel/kbuild.sh
+. "$top/kernel/kbuild.sh"
+kbuild_ccache "$top"
 export LOCALVERSION=$localversion
 kmake() { make $quiet -C "$src" O="$obj" CC='ccache gcc' HOSTCC='ccache gcc' LOCALVERSION="$localversion" "$@"; }
 
@@ -116,28 +114,13 @@ t0=$(date +%s)
 progress "deb: building the kernel in ${obj#"$top/"} (a rebuild or a config close to the guest's: minutes; a distribution's config from an empty ccache: hours on 2 cores)"
 # after a whole build here, its count of objects (as kernel/build.sh)
 total=$(cat "$obj/.uringcmd-objects" 2>/dev/null || true)
-ticker=
-if [ -n "$quiet" ]; then
-	touch "$obj/.uringcmd-build-start"
-	(
-		exec 3>&2 2>/dev/null
-		while sleep 60; do
-			progress "deb: $(( ($(date +%s) - t0) / 60 )) min, $(find "$obj" -name '*.o' -newer "$obj/.uringcmd-build-start" | wc -l) objects compiled${total:+ of about $total}" 2>&3
-		done
-	) &
-	ticker=$!
-	trap 'pkill -P "$ticker" sleep 2>/dev/null; kill "$ticker" 2>/dev/null || true' EXIT
-fi
+[ -z "$quiet" ] || ticker_start deb "$obj" "$t0" "$total"
 kmake -j"$(nproc)" KBUILD_BUILD_VERSION="$rev" vmlinux modules
 # bzImage's own objects without ccache, as kernel/build.sh builds them
 # (its piggy.S takes vmlinux in by .incbin, which depend mode does not
 # hash: a hit could put another build's kernel into this one's image).
 CCACHE_DISABLE=1 kmake -j"$(nproc)" KBUILD_BUILD_VERSION="$rev" bzImage
-if [ -n "$ticker" ]; then
-	pkill -P "$ticker" sleep 2>/dev/null || true
-	kill "$ticker" 2>/dev/null || true
-	trap - EXIT
-fi
+ticker_stop
 find "$obj" -name '*.o' ! -name '.tmp*' | wc -l >"$obj/.uringcmd-objects"
 release=$(cat "$obj/include/config/kernel.release")
 version=$release-$rev
