@@ -10,14 +10,20 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-wt=$top/build/bisect
-logs=$top/build/results/bisect
+# KVER=6.12 in the environment: the 6.12 series in build/linux-6.12, built
+# with kernel/6.12.config on top of the guest config.
+# shellcheck source=kernel/kbuild.sh
+. "$top/kernel/kbuild.sh"
+kbuild_kver "$top"
+suffix=$kver_suffix
+tree=$top/build/linux$suffix
+wt=$top/build/bisect$suffix
+logs=$top/build/results/bisect$suffix
 
 die() { printf 'kernel/bisect.sh: %s\n' "$*" >&2; exit 1; }
 
 git -C "$tree" rev-parse -q --verify refs/heads/nvme >/dev/null ||
-	die "no branch nvme in build/linux (run 'make kernel')"
+	die "no branch nvme in build/linux$suffix (run 'make kernel${suffix:+ KVER=$KVER}')"
 git -C "$tree" worktree prune
 [ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base
 mkdir -p "$logs"
@@ -25,7 +31,7 @@ mapfile -t files < <(git -C "$tree" diff --name-only base nvme -- '*.c')
 [ "${#files[@]}" -gt 0 ] || die "the series touch no C file?"
 
 git -C "$wt" checkout -q --detach base
-KSRC=$wt KTARGETS=prepare "$top/kernel/build.sh" "$wt/obj" "$top/kernel/guest.config" \
+KSRC=$wt KTARGETS=prepare "$top/kernel/build.sh" "$wt/obj" "${kver_configs[@]}" \
 	>"$logs/prepare.log" 2>&1 || die "make prepare failed (see $logs/prepare.log)"
 
 fail=0
@@ -38,7 +44,7 @@ for c in $(git -C "$tree" rev-list --reverse base..nvme); do
 		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
 	done
 	if ! KSRC=$wt KTARGETS="${objs[*]}" "$top/kernel/build.sh" "$wt/obj" \
-		"$top/kernel/guest.config" >"$log" 2>&1; then
+		"${kver_configs[@]}" >"$log" 2>&1; then
 		echo "FAIL bisect[$subject]: does not compile (see $log)"
 		fail=1
 	elif grep -q 'warning:' "$log"; then

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# What kernel/build.sh and kernel/deb.sh share, sourced by both: ccache as
-# the kernel builds go through it, and the progress line a minute.
+# What the kernel scripts share, sourced by them: ccache as the kernel
+# builds go through it, the progress line a minute (build.sh, deb.sh), and
+# which tree and configs KVER names (bisect.sh, warnings.sh).
 # shellcheck shell=bash
 
 # kbuild_ccache CHECKOUT: paths relative to the checkout, so that another
@@ -46,4 +47,22 @@ ticker_stop() {
 	kill "$ticker" 2>/dev/null || true
 	trap - EXIT
 	ticker=
+}
+
+# kbuild_kver TOP: from KVER in the environment (6.1 when unset), sets
+# kver_suffix ('' or -6.12: build/linux$kver_suffix is the tree) and
+# kver_configs (kernel/guest.config, then the version's own fragment).
+# shellcheck disable=SC2034 # set for the caller
+kbuild_kver() {
+	kver_suffix=
+	kver_configs=("$1/kernel/guest.config")
+	case ${KVER:-6.1} in
+	6.1) ;;
+	6.12)
+		kver_suffix=-6.12
+		kver_configs+=("$1/kernel/6.12.config") ;;
+	*)
+		printf '%s: KVER=%s: the series exist for 6.1 and 6.12\n' "${0##*/}" "$KVER" >&2
+		exit 1 ;;
+	esac
 }

@@ -9,9 +9,15 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-wt=$top/build/bisect
-out=$top/build/results/warnings
+# KVER=6.12 in the environment: the 6.12 series in build/linux-6.12, built
+# with kernel/6.12.config on top of the guest config.
+# shellcheck source=kernel/kbuild.sh
+. "$top/kernel/kbuild.sh"
+kbuild_kver "$top"
+suffix=$kver_suffix
+tree=$top/build/linux$suffix
+wt=$top/build/bisect$suffix
+out=$top/build/results/warnings$suffix
 
 die() { printf 'kernel/warnings.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -31,7 +37,7 @@ warnings() {
 	git -C "$wt" checkout -q --detach "$1"
 	shift
 	KSRC=$wt KTARGETS=prepare "$top/kernel/build.sh" "$wt/obj" \
-		"$top/kernel/guest.config" >/dev/null
+		"${kver_configs[@]}" >/dev/null
 	for f in "$@"; do
 		[ -f "$wt/$f" ] || continue	# added by the series
 		touch "$wt/$f"
