@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 	struct nvme_id_ctrl *id;
 	struct nvme_id_ns *ns;
 	struct nvme_smart_log *smart;
+	struct uringcmd_probe probe;
+	char rs[256];
 	int fd, nsid, ret, i;
 
 	fd = open(dev, O_RDONLY);
@@ -55,6 +57,20 @@ int main(int argc, char **argv)
 	nsid = ioctl(fd, NVME_IOCTL_ID);
 	if (nsid <= 0) {
 		fprintf(stderr, "%s: not an NVMe namespace\n", dev);
+		return 1;
+	}
+	/* the library's probe first: does the node take passthrough at all? */
+	ret = uringcmd_nvme_probe(fd, nsid, &probe);
+	if (ret) {
+		fprintf(stderr, "%s: uringcmd_nvme_probe: %s\n", dev, strerror(-ret));
+		return 1;
+	}
+	if (probe.nvme_admin) {
+		fprintf(stderr, "%s: Identify Controller through io_uring: %s%s\n", dev,
+			uringcmd_nvme_res_str(probe.nvme_admin, rs, sizeof(rs)),
+			probe.nvme_admin == -EOPNOTSUPP || probe.nvme_admin == -EINVAL ?
+			": this kernel does not pass NVMe commands from the block node "
+			"through io_uring (it needs the uringcmd series)" : "");
 		return 1;
 	}
 	ret = uringcmd_nvme_queue_init(4, &ring, 0);
@@ -80,7 +96,6 @@ int main(int argc, char **argv)
 	       dev, io_uring_submit(&ring));
 	for (i = 0; i < 3; i++) {
 		struct io_uring_cqe *cqe;
-		char rs[256];
 		int same, st;
 
 		if (io_uring_wait_cqe(&ring, &cqe)) {

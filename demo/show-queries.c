@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
+	struct uringcmd_probe probe;
 	__u64 answers[URINGCMD_NR_BLOCK_QUERIES] = { 0 };
 	int res[URINGCMD_NR_BLOCK_QUERIES];
 	unsigned int i;
@@ -81,6 +82,18 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	/* the library's probe first: does this kernel answer at all? */
+	ret = uringcmd_probe_block(fd, &probe);
+	if (ret) {
+		fprintf(stderr, "%s: uringcmd_probe_block: %s\n", argv[1], strerror(-ret));
+		return 1;
+	}
+	if (probe.block_query <= 0) {
+		fprintf(stderr, "%s: BLKSSZGET through io_uring: %s: this kernel does not "
+			"answer BLOCK_URING_CMD_IOCTL (it needs the uringcmd series)\n",
+			argv[1], strerror(probe.block_query ? -probe.block_query : EIO));
 		return 1;
 	}
 	ret = io_uring_queue_init(URINGCMD_NR_BLOCK_QUERIES, &ring, 0);
@@ -112,8 +125,11 @@ int main(int argc, char **argv)
 		io_uring_cqe_seen(&ring, cqe);
 	}
 
-	printf("%s: BLOCK_URING_CMD_IOCTL, %u queries in one submit\n\n",
+	printf("%s: BLOCK_URING_CMD_IOCTL, %u queries in one submit\n",
 	       argv[1], (unsigned int)URINGCMD_NR_BLOCK_QUERIES);
+	printf("(uringcmd_probe_block: block queries answered, discard %s)\n\n",
+	       probe.discard == -EBADF ? "too" : "not (BLOCK_URING_CMD_DISCARD "
+	       "missing or the device does not discard)");
 	printf("%-17s %-8s %20s %20s %20s\n", "query", "cqe->res", "uring_cmd",
 	       "ioctl", "sysfs");
 	printf("(cqe->res 0 for the queries answered only at addr, marked *)\n");

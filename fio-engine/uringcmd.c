@@ -276,38 +276,6 @@ static int uc_ioctl_admin(int fd, const struct nvme_uring_cmd *c, __u32 *result)
 }
 
 /*
- * One command through a small ring of the same shape, waited for: tells a
- * kernel without uring_cmd on block devices from one that has it before
- * the job starts, and reads the answer to compare with the ioctl's.
- */
-static int uc_probe(const struct io_uring_sqe tmpl[2])
-{
-	struct io_uring_cqe *cqe;
-	struct io_uring_sqe *sqe;
-	struct io_uring ring;
-	int ret;
-
-	ret = io_uring_queue_init(2, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret)
-		return ret;
-	sqe = io_uring_get_sqe(&ring);
-	if (!sqe) {
-		io_uring_queue_exit(&ring);
-		return -EBUSY;
-	}
-	memcpy(sqe, tmpl, 2 * sizeof(*sqe));	/* SQE128 */
-	ret = io_uring_submit_and_wait(&ring, 1);
-	if (ret >= 0)
-		ret = io_uring_wait_cqe(&ring, &cqe);
-	if (!ret) {
-		ret = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
-	io_uring_queue_exit(&ring);
-	return ret;
-}
-
-/*
  * Why a probe failed, in the user's terms. Linux 6.1 without the series
  * has no uring_cmd on block devices (-EOPNOTSUPP); later kernels have one
  * for BLOCK_URING_CMD_DISCARD only and refuse other cmd_ops (-EINVAL).
@@ -325,7 +293,7 @@ static const char *uc_probe_hint(int res, bool nvme)
 		return "not a query this kernel answers through BLOCK_URING_CMD_IOCTL";
 	case -EACCES:
 	case -EPERM:
-		return "NVMe admin commands need CAP_SYS_ADMIN";
+		return "NVMe passthrough needs CAP_SYS_ADMIN";
 	}
 	return NULL;
 }
@@ -343,13 +311,21 @@ static int uc_probe_failed(struct thread_data *td, struct fio_file *f,
 	return 1;
 }
 
+/* A library probe that could not ask at all (ring setup, a second open). */
+static int uc_probe_error(struct thread_data *td, struct fio_file *f,
+			  const char *probe, int ret)
+{
+	uc_log(td, "%s: %s: %s", f->file_name, probe, strerror(-ret));
+	td_verror(td, -ret, probe);
+	return 1;
+}
+
 static int uc_open_query(struct thread_data *td, struct fio_file *f,
 			 struct uc_file *uf)
 {
 	const struct uringcmd_block_query *q = uc_query_of(td->eo);
 	union { __u64 u64; __u32 u; __u16 us; } v = { 0 };
-	struct io_uring_sqe tmpl[2] = { 0 };
-	__u64 slot = 0, answer = 0;
+	struct uringcmd_probe p;
 	int ret;
 
 	if (ioctl(f->fd, q->cmd, &v) < 0) {
@@ -365,19 +341,17 @@ static int uc_open_query(struct thread_data *td, struct fio_file *f,
 	else
 		uf->query = v.u64;
 
-	uringcmd_prep_block_query(&tmpl[0], f->fd, q->cmd,
-				  q->needs_addr ? &slot : NULL);
-	ret = uc_probe(tmpl);
-	if (ret < 0)
-		return uc_probe_failed(td, f, q->name, ret, false);
-	uringcmd_block_query_answer(q, ret, q->needs_addr ? &slot : NULL, &answer);
-	if (answer != uf->query) {
-		uc_log(td, "%s: %s through io_uring answers %llu, the ioctl %llu",
-		       f->file_name, q->name, (unsigned long long)answer,
-		       (unsigned long long)uf->query);
-		td_verror(td, EIO, "uringcmd probe");
-		return 1;
-	}
+	/*
+	 * Does the kernel answer block queries through io_uring at all? The
+	 * library's probe asks BLKSSZGET; the job's own query is compared
+	 * with the ioctl's answer above at every completion (check=1).
+	 */
+	ret = uringcmd_probe_block(f->fd, &p);
+	if (ret)
+		return uc_probe_error(td, f, "uringcmd_probe_block", ret);
+	if (p.block_query <= 0)
+		return uc_probe_failed(td, f, "BLKSSZGET", p.block_query ? p.block_query :
+				       -EIO, false);
 	return 0;
 }
 
@@ -390,28 +364,30 @@ static void uc_no_discard(struct thread_data *td, struct fio_file *f)
 }
 
 /*
- * rw=trim: is there a BLOCK_URING_CMD_DISCARD? An empty range asks without
- * discarding anything: Linux 6.12's command refuses it with -EINVAL once it
- * has checked the open mode (-EBADF) and the device (-EOPNOTSUPP), and a
- * kernel without the command says -EOPNOTSUPP.
+ * rw=trim: is there a BLOCK_URING_CMD_DISCARD? The library's probe sends
+ * one through a read-only open of the node, which a kernel that has the
+ * command refuses with -EBADF (where the device discards) before it
+ * discards anything; -EOPNOTSUPP where the kernel or the device lacks it.
  */
 static int uc_probe_discard(struct thread_data *td, struct fio_file *f)
 {
-	struct io_uring_sqe tmpl[2] = { 0 };
+	struct uringcmd_probe p;
 	int ret;
 
-	io_uring_prep_cmd_discard(&tmpl[0], f->fd, 0, 0);
-	ret = uc_probe(tmpl);
-	if (ret == -EINVAL)
+	ret = uringcmd_probe_block(f->fd, &p);
+	if (ret)
+		return uc_probe_error(td, f, "uringcmd_probe_block", ret);
+	if (p.discard == -EBADF)
 		return 0;
-	if (ret == -EOPNOTSUPP) {
+	if (p.discard == -EOPNOTSUPP) {
 		uc_no_discard(td, f);
 		td_verror(td, EOPNOTSUPP, "uringcmd discard");
 		return 1;
 	}
-	uc_log(td, "%s: rw=trim: BLOCK_URING_CMD_DISCARD of nothing: %s, "
-	       "expected -EINVAL", f->file_name, strerror(-ret));
-	td_verror(td, ret < 0 ? -ret : EIO, "uringcmd discard");
+	uc_log(td, "%s: rw=trim: BLOCK_URING_CMD_DISCARD through a read-only open: "
+	       "%s, expected -EBADF", f->file_name,
+	       p.discard < 0 ? strerror(-p.discard) : "succeeded");
+	td_verror(td, p.discard < 0 ? -p.discard : EIO, "uringcmd discard");
 	return 1;
 }
 
@@ -419,9 +395,8 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 			struct uc_file *uf)
 {
 	struct uc_options *o = td->eo;
-	struct io_uring_sqe tmpl[2] = { 0 };
+	struct uringcmd_probe p;
 	struct nvme_uring_cmd c;
-	struct nvme_id_ns *probe;
 	unsigned int ms;
 	int ret;
 
@@ -516,20 +491,17 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		return 1;
 	}
 
-	/* The same identify through io_uring: is the block-node path there? */
-	probe = calloc(1, sizeof(*probe));
-	if (!probe) {
-		td_verror(td, ENOMEM, "calloc");
-		return 1;
-	}
-	uringcmd_nvme_identify(&c, uf->nsid, NVME_IDENTIFY_CNS_NS, probe);
-	uringcmd_prep_nvme(&tmpl[0], f->fd, NVME_URING_CMD_ADMIN, &c);
-	ret = uc_probe(tmpl);
-	if (!ret && probe->nsze != uf->id_ns.nsze)
-		ret = -EIO;
-	free(probe);
+	/*
+	 * Does the node take NVMe passthrough through io_uring? The library's
+	 * probe: Identify Controller (admin) and Flush of the namespace (I/O).
+	 */
+	ret = uringcmd_nvme_probe(f->fd, uf->nsid, &p);
 	if (ret)
-		return uc_probe_failed(td, f, "identify namespace", ret, true);
+		return uc_probe_error(td, f, "uringcmd_nvme_probe", ret);
+	if (p.nvme_admin)
+		return uc_probe_failed(td, f, "identify controller", p.nvme_admin, true);
+	if (o->cmd == UC_CMD_IO && p.nvme_io)
+		return uc_probe_failed(td, f, "flush", p.nvme_io, true);
 	if (o->cmd == UC_CMD_IO && td_trim(td))
 		return uc_probe_discard(td, f);
 	return 0;

@@ -375,13 +375,13 @@ static inline int uringcmd_probe_block(int fd, struct uringcmd_probe *p)
 	int ret, rofd;
 
 	if (fstat(fd, &st))
-		return -errno;
+		return errno ? -errno : -EIO;	/* never 0 with @p unfilled */
 	if (!S_ISBLK(st.st_mode))
 		return -ENOTBLK;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	rofd = open(path, O_RDONLY | O_CLOEXEC);
 	if (rofd < 0)
-		return -errno;
+		return errno ? -errno : -EIO;
 	ret = io_uring_queue_init(2, &ring, 0);
 	if (ret) {
 		close(rofd);

@@ -56,7 +56,7 @@ unpatched_kernel() {
 		verdict FAIL "$name" "fio succeeded on $(uname -r): does this kernel have the series?"
 	elif [ "$rc" -ge 124 ]; then
 		verdict FAIL "$name" "fio exited $rc (timeout or signal)"
-	elif ! grep -q "BLKBSZGET through io_uring failed: .*: this kernel does not answer BLOCK_URING_CMD_IOCTL (it needs the uringcmd series" "$work/out"; then
+	elif ! grep -q "BLKSSZGET through io_uring failed: .*: this kernel does not answer BLOCK_URING_CMD_IOCTL (it needs the uringcmd series" "$work/out"; then
 		verdict FAIL "$name" "no clear message: $(grep -m 2 'fio:' "$work/out" | tr '\n' ' ')"
 	else
 		verdict PASS "$name"
