@@ -104,6 +104,25 @@ static inline void uringcmd_nvme_identify(struct nvme_uring_cmd *c, __u32 nsid,
 }
 
 /**
+ * uringcmd_nvme_identify_csi() - Identify (admin) of an I/O command set
+ * @c: the command to fill
+ * @nsid: the namespace for the per-namespace CNS values, else 0
+ * @cns: NVME_IDENTIFY_CNS_CSI_NS, NVME_IDENTIFY_CNS_CSI_CTRL, ...
+ * @csi: the command set: NVME_CSI_ZNS (struct nvme_zns_id_ns, ...)
+ * @buf: 4096 bytes
+ *
+ * A namespace of another command set answers the per-namespace CNS values
+ * with Invalid Field in Command.
+ */
+static inline void uringcmd_nvme_identify_csi(struct nvme_uring_cmd *c,
+					      __u32 nsid, __u8 cns, __u8 csi,
+					      void *buf)
+{
+	uringcmd_nvme_identify(c, nsid, cns, buf);
+	c->cdw11 = (__u32)csi << 24;	/* CSI: bits 31:24 */
+}
+
+/**
  * uringcmd_nvme_get_log() - Get Log Page (admin), from offset 0
  * @c: the command to fill
  * @nsid: the namespace, or NVME_NSID_ALL for controller-wide logs
@@ -207,6 +226,48 @@ static inline void uringcmd_nvme_rw_vec(struct nvme_uring_cmd *c, __u8 opcode,
 static inline void uringcmd_nvme_flush(struct nvme_uring_cmd *c, __u32 nsid)
 {
 	uringcmd_nvme_cmd(c, nvme_cmd_flush, nsid, NULL, 0, 0, 0);
+}
+
+/**
+ * uringcmd_nvme_zone_report() - Zone Management Receive (I/O): Report Zones
+ * @c: the command to fill
+ * @nsid: a zoned namespace (Zoned Namespace Command Set)
+ * @slba: a logical block of the first zone to report
+ * @buf: @len bytes: a struct nvme_zone_report, then its descriptors
+ *	(struct nvme_zns_desc, 64 bytes each)
+ * @len: a multiple of 4; 64 bytes of header plus 64 per descriptor wanted
+ * @zrasf: which zones: NVME_ZNS_ZRAS_REPORT_ALL, _EMPTY, _FULL, ...
+ *
+ * A partial report: nr_zones counts the descriptors returned, not every
+ * zone from @slba on. Little-endian fields, as libnvme's structures are.
+ */
+static inline void uringcmd_nvme_zone_report(struct nvme_uring_cmd *c, __u32 nsid,
+					     __u64 slba, void *buf, __u32 len,
+					     __u8 zrasf)
+{
+	uringcmd_nvme_cmd(c, nvme_zns_cmd_mgmt_recv, nsid, buf, len, (__u32)slba,
+			  (__u32)(slba >> 32));
+	c->cdw12 = (len >> 2) - 1;	/* dwords, 0's based */
+	c->cdw13 = NVME_ZNS_ZRA_REPORT_ZONES | (__u32)zrasf << 8 | 1u << 16;
+}
+
+/**
+ * uringcmd_nvme_zone_mgmt() - Zone Management Send (I/O), no data
+ * @c: the command to fill
+ * @nsid: a zoned namespace
+ * @slba: the zone's first logical block (ignored with @all)
+ * @zsa: the action: NVME_ZNS_ZSA_RESET, _OPEN, _CLOSE, _FINISH, _OFFLINE
+ * @all: Select All, the action on every zone it applies to
+ *
+ * NVME_ZNS_ZSA_RESET moves the zone's write pointer back to its start
+ * (the zone becomes Empty, its data unreadable as written).
+ */
+static inline void uringcmd_nvme_zone_mgmt(struct nvme_uring_cmd *c, __u32 nsid,
+					   __u64 slba, __u8 zsa, bool all)
+{
+	uringcmd_nvme_cmd(c, nvme_zns_cmd_mgmt_send, nsid, NULL, 0, (__u32)slba,
+			  (__u32)(slba >> 32));
+	c->cdw13 = zsa | (all ? 1u << 8 : 0);
 }
 
 /**
