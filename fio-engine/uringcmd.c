@@ -49,6 +49,7 @@
 
 #include "../fio.h"
 #include "../optgroup.h"
+#include "../oslib/blkzoned.h"	/* zonemode=zbd off NVMe: fio's block layer path */
 
 /*
  * The fio ops ABI this engine is written against (fio 3.33's); build.sh
@@ -571,6 +572,285 @@ static int fio_uringcmd_close_file(struct thread_data *td, struct fio_file *f)
 	free(FILE_ENG_DATA(f));
 	FILE_SET_ENG_DATA(f, NULL);
 	return generic_close_file(td, f);
+}
+
+/* ---- zonemode=zbd: NVMe Zone Management on the block node ---------------- */
+
+/*
+ * fio's zbd layer asks the engine (get_zoned_model, report_zones, reset_wp,
+ * get_max_open_zones) as it asks fio's io_uring_cmd on /dev/ngXnY: here
+ * with the same NVMe commands (Identify of the Zoned Namespace Command
+ * Set, Zone Management Receive and Send), through NVME_IOCTL_IO_CMD and
+ * NVME_IOCTL_ADMIN_CMD on the block node, beside the job's passthrough
+ * writes. fio calls them before the job opens its files (in the parent,
+ * before init), so each asks on a descriptor of its own. A block device
+ * that is not an NVMe namespace (cmd=block-query on null_blk) gets fio's
+ * own answers from the block layer (BLKREPORTZONE, BLKRESETZONE).
+ */
+struct uc_zns {
+	int fd;
+	bool own_fd;		/* opened here, closed by uc_zns_put() */
+	__u32 nsid;
+	unsigned int lba_shift;
+	__u64 zsze;		/* zone size in bytes, 0: not a ZNS namespace */
+	__u32 mor;		/* Maximum Open Resources, 0's based */
+};
+
+/* @c through NVME_IOCTL_IO_CMD: 0, an NVMe status or -errno. */
+static int uc_ioctl_io(int fd, const struct nvme_uring_cmd *c)
+{
+	struct nvme_passthru_cmd p;
+	int ret;
+
+	uringcmd_nvme_to_passthru(c, &p);
+	ret = ioctl(fd, NVME_IOCTL_IO_CMD, &p);
+	return ret < 0 ? -errno : ret;
+}
+
+static void uc_zns_put(struct uc_zns *z)
+{
+	if (z->own_fd && z->fd >= 0)
+		close(z->fd);
+	z->fd = -1;
+}
+
+/*
+ * What fio's zbd hooks need of @f's namespace. Returns 0, 1 where @f is not
+ * an NVMe namespace block node (the block layer answers then), or -errno.
+ */
+static int uc_zns_get(struct fio_file *f, int flags, struct uc_zns *z)
+{
+	struct nvme_uring_cmd c;
+	struct nvme_zns_id_ns *zns;
+	struct nvme_id_ns *ns;
+	void *buf;
+	int ret;
+
+	memset(z, 0, sizeof(*z));
+	z->fd = f->fd;
+	if (z->fd < 0 || (flags != O_RDONLY && (fcntl(z->fd, F_GETFL) & O_ACCMODE) ==
+			  O_RDONLY)) {
+		z->fd = open(f->file_name, flags | O_CLOEXEC);
+		if (z->fd < 0)
+			return -errno;
+		z->own_fd = true;
+	}
+	ret = ioctl(z->fd, NVME_IOCTL_ID);
+	if (ret <= 0) {
+		uc_zns_put(z);
+		return 1;
+	}
+	z->nsid = ret;
+	if (posix_memalign(&buf, 4096, NVME_IDENTIFY_DATA_SIZE)) {
+		uc_zns_put(z);
+		return -ENOMEM;
+	}
+	ns = buf;
+	uringcmd_nvme_identify(&c, z->nsid, NVME_IDENTIFY_CNS_NS, ns);
+	ret = uc_ioctl_admin(z->fd, &c, NULL);
+	if (!ret) {
+		unsigned int lbaf = uringcmd_nvme_ns_lbaf(ns);
+
+		z->lba_shift = uringcmd_nvme_ns_lba_shift(ns);
+		zns = buf;
+		/* a namespace of another command set: Invalid Field */
+		uringcmd_nvme_identify_csi(&c, z->nsid, NVME_IDENTIFY_CNS_CSI_NS,
+					   NVME_CSI_ZNS, zns);
+		if (!uc_ioctl_admin(z->fd, &c, NULL)) {
+			z->zsze = le64toh(zns->lbafe[lbaf].zsze) << z->lba_shift;
+			z->mor = le32toh(zns->mor);
+		}
+	}
+	free(buf);
+	if (ret) {
+		uc_zns_put(z);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
+/* fio prints errno with a hook's failure */
+static int uc_zbd_err(int ret)
+{
+	errno = -ret;
+	return ret;
+}
+
+static int fio_uringcmd_get_zoned_model(struct thread_data *td, struct fio_file *f,
+					enum zbd_zoned_model *model)
+{
+	struct uc_zns z;
+	int ret;
+
+	/* a char device or file: refused at open, with the engine's line */
+	if (f->filetype != FIO_TYPE_BLOCK) {
+		*model = ZBD_NONE;
+		return 0;
+	}
+	ret = uc_zns_get(f, O_RDONLY, &z);
+	if (ret == 1)
+		return blkzoned_get_zoned_model(td, f, model);
+	if (ret < 0)
+		return uc_zbd_err(ret);
+	*model = z.zsze ? ZBD_HOST_MANAGED : ZBD_NONE;
+	uc_zns_put(&z);
+	return 0;
+}
+
+/* a Zone Descriptor in fio's terms; false for a type fio does not know */
+static bool uc_zone_of(const struct uc_zns *z, const struct nvme_zns_desc *d,
+		       struct zbd_zone *out)
+{
+	out->start = le64toh(d->zslba) << z->lba_shift;
+	out->len = z->zsze;
+	out->wp = le64toh(d->wp) << z->lba_shift;
+	out->capacity = le64toh(d->zcap) << z->lba_shift;
+	if ((d->zt & 0xf) != NVME_ZONE_TYPE_SEQWRITE_REQ)
+		return false;
+	out->type = ZBD_ZONE_TYPE_SWR;
+	switch (d->zs >> 4) {
+	case NVME_ZNS_ZS_EMPTY:
+		out->cond = ZBD_ZONE_COND_EMPTY;
+		break;
+	case NVME_ZNS_ZS_IMPL_OPEN:
+		out->cond = ZBD_ZONE_COND_IMP_OPEN;
+		break;
+	case NVME_ZNS_ZS_EXPL_OPEN:
+		out->cond = ZBD_ZONE_COND_EXP_OPEN;
+		break;
+	case NVME_ZNS_ZS_CLOSED:
+		out->cond = ZBD_ZONE_COND_CLOSED;
+		break;
+	case NVME_ZNS_ZS_FULL:
+		out->cond = ZBD_ZONE_COND_FULL;
+		break;
+	case NVME_ZNS_ZS_READ_ONLY:
+		out->cond = ZBD_ZONE_COND_READONLY;
+		break;
+	default:	/* offline: nothing to read or write, as fio's nvme.c */
+		out->cond = ZBD_ZONE_COND_OFFLINE;
+		out->wp = out->start;
+		break;
+	}
+	return true;
+}
+
+#define UC_ZONES_PER_REPORT	255	/* 16 KiB with the header: below any MDTS */
+
+static int fio_uringcmd_report_zones(struct thread_data *td, struct fio_file *f,
+				     uint64_t offset, struct zbd_zone *zones,
+				     unsigned int nr_zones)
+{
+	struct nvme_zone_report *zr;
+	struct nvme_uring_cmd c;
+	unsigned int n = 0, i, got;
+	struct uc_zns z;
+	__u32 len;
+	int ret;
+
+	ret = uc_zns_get(f, O_RDONLY, &z);
+	if (ret == 1)
+		return blkzoned_report_zones(td, f, offset, zones, nr_zones);
+	if (ret < 0)
+		return uc_zbd_err(ret);
+	if (!z.zsze) {
+		uc_zns_put(&z);
+		return uc_zbd_err(-EINVAL);
+	}
+	len = sizeof(*zr) + UC_ZONES_PER_REPORT * sizeof(struct nvme_zns_desc);
+	if (posix_memalign((void **)&zr, 4096, len)) {
+		uc_zns_put(&z);
+		return uc_zbd_err(-ENOMEM);
+	}
+	while (n < nr_zones && offset < f->real_file_size) {
+		memset(zr, 0, len);
+		uringcmd_nvme_zone_report(&c, z.nsid, offset >> z.lba_shift, zr, len,
+					  NVME_ZNS_ZRAS_REPORT_ALL);
+		ret = uc_ioctl_io(z.fd, &c);
+		if (ret) {
+			char rs[256];
+
+			uc_res_str(ret, rs, sizeof(rs));
+			uc_log(td, "%s: Zone Management Receive at LBA %llu: %s",
+			       f->file_name, (unsigned long long)(offset >> z.lba_shift), rs);
+			ret = ret < 0 ? ret : -EIO;
+			break;
+		}
+		got = le64toh(zr->nr_zones);
+		if (!got)
+			break;
+		for (i = 0; i < got && i < UC_ZONES_PER_REPORT && n < nr_zones; i++) {
+			if (!uc_zone_of(&z, &zr->entries[i], &zones[n])) {
+				uc_log(td, "%s: zone at LBA %llu has type %#x, not "
+				       "sequential write required", f->file_name,
+				       (unsigned long long)le64toh(zr->entries[i].zslba),
+				       zr->entries[i].zt & 0xf);
+				ret = -EIO;
+				goto out;
+			}
+			offset = zones[n].start + zones[n].len;
+			n++;
+		}
+	}
+out:
+	free(zr);
+	uc_zns_put(&z);
+	if (ret < 0)
+		return uc_zbd_err(ret);
+	return n;
+}
+
+static int fio_uringcmd_reset_wp(struct thread_data *td, struct fio_file *f,
+				 uint64_t offset, uint64_t length)
+{
+	struct nvme_uring_cmd c;
+	struct uc_zns z;
+	uint64_t end = offset + length;
+	int ret;
+
+	ret = uc_zns_get(f, O_RDWR, &z);
+	if (ret == 1)
+		return blkzoned_reset_wp(td, f, offset, length);
+	if (ret < 0)
+		return uc_zbd_err(ret);
+	if (!z.zsze) {
+		uc_zns_put(&z);
+		return uc_zbd_err(-EINVAL);
+	}
+	for (; offset < end; offset += z.zsze) {
+		uringcmd_nvme_zone_mgmt(&c, z.nsid, offset >> z.lba_shift,
+					NVME_ZNS_ZSA_RESET, false);
+		ret = uc_ioctl_io(z.fd, &c);
+		if (ret) {
+			char rs[256];
+
+			uc_res_str(ret, rs, sizeof(rs));
+			uc_log(td, "%s: Zone Management Send (reset) at LBA %llu: %s",
+			       f->file_name, (unsigned long long)(offset >> z.lba_shift), rs);
+			ret = ret < 0 ? ret : -EIO;
+			break;
+		}
+	}
+	uc_zns_put(&z);
+	return ret < 0 ? uc_zbd_err(ret) : 0;
+}
+
+static int fio_uringcmd_get_max_open_zones(struct thread_data *td,
+					   struct fio_file *f,
+					   unsigned int *max_open_zones)
+{
+	struct uc_zns z;
+	int ret;
+
+	ret = uc_zns_get(f, O_RDONLY, &z);
+	if (ret == 1)
+		return blkzoned_get_max_open_zones(td, f, max_open_zones);
+	if (ret < 0)
+		return uc_zbd_err(ret);
+	/* MOR is 0's based; all ones: no limit, which fio says with 0 */
+	*max_open_zones = z.mor == 0xffffffff ? 0 : z.mor + 1;
+	uc_zns_put(&z);
+	return 0;
 }
 
 /* ---- queueing and completing ------------------------------------------ */
@@ -1647,6 +1927,10 @@ static struct ioengine_ops ioengine = {
 	.open_file		= fio_uringcmd_open_file,
 	.close_file		= fio_uringcmd_close_file,
 	.get_file_size		= generic_get_file_size,
+	.get_zoned_model	= fio_uringcmd_get_zoned_model,
+	.report_zones		= fio_uringcmd_report_zones,
+	.reset_wp		= fio_uringcmd_reset_wp,
+	.get_max_open_zones	= fio_uringcmd_get_max_open_zones,
 	.options		= options,
 	.option_struct_size	= sizeof(struct uc_options),
 };
