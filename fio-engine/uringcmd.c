@@ -1103,7 +1103,17 @@ static int fio_uringcmd_commit(struct thread_data *td)
 	int ret;
 
 	while (ld->queued) {
-		ret = io_uring_submit(&ld->ring);
+		/*
+		 * As fio's io_uring engines, the submitting enter also asks for
+		 * events (IORING_ENTER_GETEVENTS, no wait): with DEFER_TASKRUN
+		 * it posts completions that arrived meanwhile, which
+		 * getevents then reaps without entering again. SQPOLL needs
+		 * no enter to submit, and gets none.
+		 */
+		if (ld->ring.flags & IORING_SETUP_SQPOLL)
+			ret = io_uring_submit(&ld->ring);
+		else
+			ret = io_uring_submit_and_get_events(&ld->ring);
 		if (ret > 0) {
 			io_u_mark_submit(td, ret);
 			uc_queued(td, (unsigned int)ret < ld->queued ?
@@ -1290,27 +1300,39 @@ static int fio_uringcmd_getevents(struct thread_data *td, unsigned int min,
 	struct uc_data *ld = td->io_ops_data;
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
+	bool posted = false;
 	int ret;
 
 	ld->nr_events = 0;
-	/*
-	 * DEFER_TASKRUN: completions are posted only when this task enters
-	 * the kernel for events; fio's own engine enters once per call too.
-	 */
-	if (ld->ring.flags & IORING_SETUP_DEFER_TASKRUN)
-		io_uring_get_events(&ld->ring);
 	for (;;) {
 		uc_reap(td, max);
-		if (ld->nr_events >= min)
+		if (ld->nr_events >= min) {
+			/*
+			 * DEFER_TASKRUN: completions are posted only when this
+			 * task enters the kernel for events. A wait below does
+			 * (one io_uring_enter(), as fio's own engine); a caller
+			 * that does not wait (min 0) and found none gets them
+			 * posted once here, not on every call: at QD 1 that
+			 * was a third system call per I/O.
+			 */
+			if (!ld->nr_events && !posted &&
+			    (ld->ring.flags & IORING_SETUP_DEFER_TASKRUN)) {
+				io_uring_get_events(&ld->ring);
+				posted = true;
+				continue;
+			}
 			break;
+		}
+		/* one enter waits for all still missing, as fio's engine */
 		if (t) {
 			ts.tv_sec = t->tv_sec;
 			ts.tv_nsec = t->tv_nsec;
-			ret = io_uring_wait_cqe_timeout(&ld->ring, &cqe, &ts);
+			ret = io_uring_wait_cqes(&ld->ring, &cqe, min - ld->nr_events,
+						 &ts, NULL);
 			if (ret == -ETIME && !(ld->ring.flags & IORING_SETUP_IOPOLL))
 				break;
 		} else {
-			ret = io_uring_wait_cqe(&ld->ring, &cqe);
+			ret = io_uring_wait_cqe_nr(&ld->ring, &cqe, min - ld->nr_events);
 		}
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -ETIME) {
 			td_verror(td, -ret, "io_uring_wait_cqe");
