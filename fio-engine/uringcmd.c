@@ -49,6 +49,7 @@
 
 #include "../fio.h"
 #include "../optgroup.h"
+#include "../zbd.h"		/* f->zbd_info: the zone size, during the job */
 #include "../oslib/blkzoned.h"	/* zonemode=zbd off NVMe: fio's block layer path */
 
 /*
@@ -804,11 +805,24 @@ static int fio_uringcmd_reset_wp(struct thread_data *td, struct fio_file *f,
 				 uint64_t offset, uint64_t length)
 {
 	struct nvme_uring_cmd c;
+	struct uc_file *uf;
 	struct uc_zns z;
 	uint64_t end = offset + length;
 	int ret;
 
-	ret = uc_zns_get(f, O_RDWR, &z);
+	uf = f->fd >= 0 ? FILE_ENG_DATA(f) : NULL;
+	if (uf && uf->nsid && f->zbd_info && f->zbd_info->zone_size &&
+	    (fcntl(f->fd, F_GETFL) & O_ACCMODE) != O_RDONLY) {
+		/* during the job: what the open and fio's zone setup found */
+		memset(&z, 0, sizeof(z));
+		z.fd = f->fd;
+		z.nsid = uf->nsid;
+		z.lba_shift = uf->lba_shift;
+		z.zsze = f->zbd_info->zone_size;
+		ret = 0;
+	} else {
+		ret = uc_zns_get(f, O_RDWR, &z);
+	}
 	if (ret == 1)
 		return blkzoned_reset_wp(td, f, offset, length);
 	if (ret < 0)

@@ -9,9 +9,9 @@
 # three zones first (3 zone resets in its output) and the write pointers
 # the block layer reports (BLKREPORTZONE) are exactly what fio wrote; the
 # same job through fio's own io_uring_cmd on the ng node leaves the same
-# write pointers after the same resets; a random-write zbd job at queue
-# depth 4, verified, whose zones' write pointers add up to the bytes fio
-# wrote; fio's own zbd checks refuse a wrong zonesize= and a job without
+# write pointers after the same resets; a random-write zbd job, verified,
+# whose zones' write pointers add up to the bytes fio wrote (every write
+# job at queue depth 1: fio-engine/README.md says why); fio's own zbd checks refuse a wrong zonesize= and a job without
 # direct=1, as on any host-managed block device.
 #
 #   fio_zbd.sh NVME_DEV [NVME_CHAR NVME_CTRL]
@@ -116,7 +116,10 @@ resets() {
 # block device, though the engine's passthrough never uses the page cache;
 # the ng node, a char device, cannot be opened O_DIRECT
 uc=(--ioengine=uringcmd --filename="$zns" --direct=1)
-seq=(--rw=write --bs=64k --iodepth=4 --offset=0)
+# Queue depth 1 for writes: nothing orders passthrough writes to one zone
+# (fio-engine/README.md, zonemode=zbd); at QD 4 fio's own io_uring_cmd
+# failed here with Zone Invalid Write.
+seq=(--rw=write --bs=64k --iodepth=1 --offset=0)
 
 # Four zones written to their ends (whatever earlier runs left there:
 # verify makes fio reset every zone of the range that holds data first).
@@ -156,11 +159,11 @@ else
 	fail "no $ng beside $zns"
 fi
 
-# Random writes over zones 4 to 7 at queue depth 4, verified: fio resets
+# Random writes over zones 4 to 7, verified: fio resets
 # the zones holding data, then every write lands at a write pointer, so
 # the write pointers add up to what fio wrote.
 ios=512
-zbd_job rand "${uc[@]}" --rw=randwrite --bs=16k --iodepth=4 --offset=$((4 * zone)) \
+zbd_job rand "${uc[@]}" --rw=randwrite --bs=16k --iodepth=1 --offset=$((4 * zone)) \
 	--size=$((4 * zone)) --io_size=$((ios * 16384)) --verify=crc32c \
 	-- rand:write:$ios rand:read:$ios
 sum=$(zones | awk -v z="$zone" 'NR >= 5 && NR <= 8 { s += $2 - $1 } END { print s + 0 }')
