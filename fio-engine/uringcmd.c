@@ -1415,6 +1415,18 @@ static int uc_check_options(struct thread_data *td)
 			return 1;
 		}
 	}
+	/*
+	 * Nothing orders passthrough writes to one zone (no zone write lock,
+	 * as mq-deadline's for the block layer's writes), and fio's zbd layer
+	 * may have several in flight: said (on stderr, unbuffered in a job's
+	 * process), not refused, as fio's io_uring_cmd allows it (README.md,
+	 * zonemode=zbd).
+	 */
+	if (td->o.zone_mode == ZONE_MODE_ZBD && td_write(td) && td->o.iodepth > 1)
+		log_err("fio: uringcmd: zonemode=zbd writes at iodepth=%u may reach a "
+			"zone out of order and fail with Zone Invalid Write: "
+			"passthrough has no zone write lock; use iodepth=1\n",
+			td->o.iodepth);
 	if (o->cmd == UC_CMD_IO && td_trim(td) && o->hipri) {
 		log_err("fio: uringcmd: hipri polls I/O queues; a discard cannot be "
 			"polled (an IOPOLL ring gets -EOPNOTSUPP, as on Linux 6.12): "

@@ -185,4 +185,12 @@ timeout -k 5 60 "$fio" --name=nodirect --ioengine=uringcmd --filename="$zns" --z
 [ "$rc" != 0 ] || fail "zonemode=zbd writes without direct=1 accepted"
 grep -q "Using direct I/O is mandatory for writing to ZBD drives" "$work/nodirect.out" ||
 	fail "without direct=1: $(head -n 2 "$work/nodirect.out" | tr '\n' ' ')"
+# A write job deeper than 1 is told why not (one write, at zone 2's write
+# pointer, cannot be reordered).
+zbd_job deep "${uc[@]}" --rw=write --bs=64k --iodepth=4 --offset=$((2 * zone)) \
+	--size=$zone --number_ios=1 -- deep:write:1
+grep -q "fio: uringcmd: zonemode=zbd writes at iodepth=4 may reach a zone out of order" \
+	"$work/deep.out" "$work/deep.all" ||
+	fail "iodepth=4: no warning: $(grep -h -m 2 uringcmd "$work/deep.out" "$work/deep.all" | tr '\n' ' ')"
+expect_wp 2 $((half + 65536)) "after deep: "
 rm -rf "$work"
