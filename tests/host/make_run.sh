@@ -5,7 +5,8 @@
 # shows every block query equal to its ioctl and the admin commands
 # returning the ioctl's bytes, and the guest, which has no ACPI, ends by a
 # reset rather than a panic. From a warm ccache about two minutes, the
-# boot a few seconds.
+# boot a few seconds. KVER=6.12 in the environment (make check KVER=6.12):
+# make run KVER=6.12, its kernel in build/linux-6.12/obj-run.
 #
 # Prints "PASS make_run[host]" or "FAIL make_run[host]: reason".
 set -eu
@@ -17,17 +18,24 @@ trap 'rm -rf "$work"' EXIT
 
 fail() { echo "FAIL $name: $*"; exit 1; }
 
+kver=${KVER:-6.1}
+case $kver in
+6.1) built='build/linux/obj-run (run.config)' ;;
+6.12) built='build/linux-6.12/obj-run (run.config 6.12.config)' ;;
+*) fail "KVER=$kver: the series exist for 6.1 and 6.12" ;;
+esac
+
 if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KERNEL -u DEBUG \
 	make -s -C "$top" run KOBJ="$work/no-kernel" >"$work/out" 2>"$work/err"; then
 	fail "make run failed: $(tail -n 3 "$work/err" "$work/out" | tr '\n' ' ')"
 fi
-grep -q "^==> kernel: building build/linux/obj-run (run.config)" "$work/err" ||
+grep -qF "==> kernel: building $built" "$work/err" ||
 	fail "make run did not build kernel/run.config's kernel: $(grep '^==> kernel' "$work/err" | head -n 1)"
 console=$(sed -n 's/^==> boot: .*console in \(.*\)$/\1/p' "$work/err")
 [ -f "$console" ] || fail "no console log named: $(grep '^==> boot' "$work/err" | head -n 1)"
 
 out=$work/out
-grep -q '^== 6\.1\..* on QEMU NVMe Ctrl$' "$out" || fail "no banner: $(head -n 1 "$out")"
+grep -q "^== ${kver//./\\.}\\..* on QEMU NVMe Ctrl\$" "$out" || fail "no banner: $(head -n 1 "$out")"
 # query  cqe->res  uring_cmd  ioctl  sysfs: the last three agree ('-' where
 # sysfs has no such value); cqe->res is the answer itself, or 0 for the
 # queries answered only at addr (marked *)
