@@ -271,6 +271,7 @@ static int submit(__u32 cmd_op, const struct nvme_uring_cmd *c, __u32 *result)
 /* what went wrong, in nvme-cli's words plus what the kernel lacks */
 static void report(const char *what, int ret)
 {
+	struct uringcmd_probe probe;
 	char buf[160];
 	struct stat st;
 
@@ -281,8 +282,10 @@ static void report(const char *what, int ret)
 		return;
 	}
 	fprintf(stderr, "%s: %s\n", what, strerror(-ret));
+	/* the library's probe says whether the block node takes them at all */
 	if ((ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENOTTY) &&
-	    !fstat(dev_fd, &st) && S_ISBLK(st.st_mode))
+	    !fstat(dev_fd, &st) && S_ISBLK(st.st_mode) &&
+	    !uringcmd_nvme_probe(dev_fd, 0, &probe) && probe.nvme_admin < 0)
 		fprintf(stderr, PROG ": %s: this kernel takes no NVMe commands "
 			"through io_uring on a block device: it lacks the uringcmd "
 			"series (the namespace's /dev/ngXnY takes them on any "

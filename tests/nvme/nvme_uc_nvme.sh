@@ -173,6 +173,12 @@ refused 1 "^NVMe status: 0x.*Invalid Command Opcode" "$tool" admin-passthru "$de
 refused 1 "multiple of 4" "$tool" get-log "$dev" -i 2 -l 3
 refused 2 "output-format" "$tool" id-ctrl "$dev" -o yaml
 refused 2 "opcode" "$tool" admin-passthru "$dev" -o 0x100
+# A kernel errno on a node that takes the commands (a Read naming another
+# namespace: -EINVAL) is named, and blames no missing series: the tool asks
+# the library's probe before saying the kernel lacks one.
+refused 1 "Invalid argument" "$tool" io-passthru "$dev" -o 2 -n $((nsid + 1)) -l "$bs" -r
+! grep -q "lacks the uringcmd series" "$work/refused" ||
+	fail "io-passthru of nsid $((nsid + 1)) on $dev blames a missing series: $(tail -n 1 "$work/refused")"
 for node in /dev/null /dev/loop0; do
 	[ ! -e "$node" ] || refused 1 "not an NVMe namespace" "$tool" id-ctrl "$node"
 done
