@@ -15,8 +15,8 @@ run_fabrics() {
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
 	# any test that runs here, named alone or by a pattern
 	dev=
-	for t in fabrics_paths nvme_bdev_admin nvme_bdev_io nvme_bdev_errors \
-		nvme_bdev_load nvme_bdev_faults; do
+	for t in fabrics_paths fabrics_file_range nvme_bdev_admin nvme_bdev_io \
+		nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
 		! selected "$t" || dev=1
 	done
 	[ -n "$dev" ] || { selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-1}" = 1 ]; } || return 0
@@ -50,6 +50,15 @@ run_fabrics() {
 			fi
 		fi
 	done
+	# out-of-range I/O of many segments on the file namespace (its bvec
+	# array must be freed: tests/fabrics/fabrics_file_range.c)
+	if [ -x "$bindir/fabrics_file_range" ] && selected fabrics_file_range; then
+		run_test "fabrics_file_range[nvmet-$head]" "$bindir/fabrics_file_range" "/dev/$head"
+		if [ -n "$other" ]; then
+			run_test "fabrics_file_range[nvmet-tcp-$other]" \
+				"$bindir/fabrics_file_range" "/dev/$other"
+		fi
+	fi
 	# the fuzzer on the file namespace's head, its ng and both
 	# controllers: no writes; fabrics commands are slow. Not with
 	# TEST_FUZZ_NVMET=0.
