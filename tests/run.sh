@@ -613,19 +613,7 @@ fi
 if [ "$scan_leaks" = 1 ]; then
 	sleep 6
 	echo scan >/sys/kernel/debug/kmemleak || true
-	# One leak of the unpatched 6.1 base is known and counted apart:
-	# nvmet_file_execute_io() completes an I/O past the namespace's end
-	# with -ENOSPC without freeing the bvec array nvmet_file_execute_rw()
-	# allocated for more than 8 segments (6.12 frees it on that path); the
-	# fuzzer's out-of-range I/O on the nvmet file namespace can hit it
-	# (seen once, 2026-12-06). Any other unreferenced object fails.
-	leaks=$(awk '/^unreferenced object/ { if (rec != "" && rec !~ /nvmet_file_execute_rw\+/) n++; rec = "" }
-		{ rec = rec $0 "\n" }
-		END { if (rec != "" && rec !~ /nvmet_file_execute_rw\+/) n++; print n + 0 }' \
-		/sys/kernel/debug/kmemleak 2>/dev/null || echo 0)
-	known=$(grep -c 'nvmet_file_execute_rw+' /sys/kernel/debug/kmemleak 2>/dev/null || true)
-	[ "${known:-0}" = 0 ] ||
-		note "kmemleak: $known known leak(s) of 6.1's nvmet file backend (an out-of-range I/O's bvec array), not counted"
+	leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak || true)
 	if [ "${leaks:-0}" != 0 ]; then
 		fail_step kmemleak "$leaks unreferenced objects" /sys/kernel/debug/kmemleak
 	else
