@@ -8,7 +8,7 @@
  *   BLOCK_URING_CMD_IOCTL	read-only block ioctls ("block queries"), with
  *				the one table of which query answers where
  *   BLOCK_URING_CMD_DISCARD	Linux 6.12's discard: io_uring_prep_cmd_discard()
- *   SOCKET_URING_OP_SIOC*	socket SIOCINQ/SIOCOUTQ: io_uring_prep_cmd_sock()
+ *   SOCKET_URING_OP_*	socket SIOCINQ/SIOCOUTQ, GETSOCKOPT/SETSOCKOPT: io_uring_prep_cmd_sock()
  *
  * NVMe passthrough is in <uringcmd-nvme.h>.
  *
@@ -400,7 +400,7 @@ static inline int uringcmd_probe_block(int fd, struct uringcmd_probe *p)
 	return 0;
 }
 
-/* ---- sockets: SIOCINQ and SIOCOUTQ -------------------------------------- */
+/* ---- sockets: SIOCINQ, SIOCOUTQ, GETSOCKOPT and SETSOCKOPT ---------------- */
 
 #if !URINGCMD_LIBURING_AT_LEAST(2, 5)
 /*
@@ -412,17 +412,22 @@ static inline int uringcmd_probe_block(int fd, struct uringcmd_probe *p)
 enum {
 	SOCKET_URING_OP_SIOCINQ		= 0,
 	SOCKET_URING_OP_SIOCOUTQ,
+	SOCKET_URING_OP_GETSOCKOPT,
+	SOCKET_URING_OP_SETSOCKOPT,
 };
 
 /**
  * io_uring_prep_cmd_sock() - a socket command through io_uring
  * @sqe: the SQE to fill
- * @cmd_op: SOCKET_URING_OP_SIOCINQ or SOCKET_URING_OP_SIOCOUTQ
+ * @cmd_op: SOCKET_URING_OP_SIOCINQ, _SIOCOUTQ, _GETSOCKOPT or _SETSOCKOPT
  * @fd: the socket
- * @level: for the sockopt commands of later kernels; 0 for SIOCINQ/SIOCOUTQ
- * @optname: likewise; 0
- * @optval: likewise; NULL
- * @optlen: likewise; 0
+ * @level: the option's level (SOL_SOCKET: GETSOCKOPT takes no other);
+ *	0 for SIOCINQ/SIOCOUTQ
+ * @optname: the option; 0 for SIOCINQ/SIOCOUTQ
+ * @optval: the option's buffer, kept until the completion; NULL for
+ *	SIOCINQ/SIOCOUTQ
+ * @optlen: its length in bytes (a value, not a pointer); 0 for
+ *	SIOCINQ/SIOCOUTQ
  *
  * liburing 2.5's helper, defined only for an older liburing, same SQE:
  * the optval, level, optname and optlen fields that liburing 2.3's struct
@@ -430,7 +435,9 @@ enum {
  *
  * cqe->res: what ioctl(SIOCINQ) / ioctl(SIOCOUTQ) stores (bytes queued),
  * or -errno: -EINVAL where the ioctl fails so (a listening TCP socket),
- * -EOPNOTSUPP for a protocol without them.
+ * -EOPNOTSUPP for a protocol without them. GETSOCKOPT: the length
+ * getsockopt(2) would store in its optlen; SETSOCKOPT: 0; or the errno
+ * the system call would give.
  */
 static inline void io_uring_prep_cmd_sock(struct io_uring_sqe *sqe, int cmd_op,
 					  int fd, int level, int optname,

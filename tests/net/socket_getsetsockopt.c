@@ -36,14 +36,6 @@
 
 #include "t_helpers.h"
 
-#if !URINGCMD_LIBURING_AT_LEAST(2, 5)
-/* liburing 2.5's <liburing/io_uring.h> has them (the kernel's enum) */
-enum {
-	SOCKET_URING_OP_GETSOCKOPT	= 2,
-	SOCKET_URING_OP_SETSOCKOPT	= 3,
-};
-#endif
-
 #ifndef SO_RCVTIMEO_OLD
 #define SO_RCVTIMEO_OLD	SO_RCVTIMEO
 #endif
