@@ -247,6 +247,33 @@ nap() {
 # there stuck_s after its SIGKILL (stuck in the kernel); then it is left
 # behind.
 stuck_s=$((60 * ${TEST_TIMEOUT_SCALE:-1}))
+# stuck_report OUT PID: what the processes under PID, still there after
+# their SIGKILL, are doing, appended to OUT: each one's state, wchan and
+# kernel stack; then SysRq's blocked tasks (w) and every CPU's backtrace
+# (l) into the kernel log, for a task spinning in the kernel.
+stuck_report() {
+	local out=$1 p pids=("$2") i=0
+	while [ "$i" -lt "${#pids[@]}" ]; do
+		for p in $(ps -o pid= --ppid "${pids[i]}" 2>/dev/null); do
+			pids+=("$p")
+		done
+		i=$((i + 1))
+	done
+	{
+		echo "== still there after SIGKILL: pid, state, wchan, command, kernel stack"
+		for p in "${pids[@]}"; do
+			[ -d "/proc/$p" ] || continue
+			echo "$p $(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" \
+				"$(cat "/proc/$p/wchan" 2>/dev/null)" "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+			sed 's/^/    /' "/proc/$p/stack" 2>/dev/null || true
+		done
+	} >>"$out" 2>&1
+	if [ -w /proc/sysrq-trigger ]; then
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+	fi 2>/dev/null || true
+}
+
 run_with_deadline() {
 	local out=$1 pid rc=0 deadline=$((SECONDS + timeout_s + 10 + stuck_s))
 	shift
@@ -255,6 +282,7 @@ run_with_deadline() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
+			stuck_report "$out" "$pid"
 			return 250
 		fi
 		nap 0.1
@@ -363,7 +391,10 @@ run_test() {
 		splat=
 	fi
 
-	if [ -n "$splat" ]; then
+	if [ "$rc" = 250 ]; then
+		# before the kernel log, which has stuck_report's SysRq dumps
+		verdict FAIL "$name" "still there ${stuck_s}s after its SIGKILL (stuck in the kernel?): stacks in its output and kernel log"
+	elif [ -n "$splat" ]; then
 		verdict FAIL "$name" "kernel log: $splat"
 	elif [ "$taint0" != "$taint1" ]; then
 		verdict FAIL "$name" "kernel taint changed from $taint0 to $taint1"
@@ -375,7 +406,6 @@ run_test() {
 		0)	verdict PASS "$name" ;;
 		77)	verdict SKIP "$name" "$last" ;;
 		124|137) verdict FAIL "$name" "timed out after ${timeout_s}s" ;;
-		250)	verdict FAIL "$name" "still there ${stuck_s}s after its SIGKILL (stuck in the kernel?)" ;;
 		1)	verdict FAIL "$name" "$last" ;;
 		*)	if [ "$rc" -gt 128 ] && [ "$rc" -lt 160 ]; then
 				verdict FAIL "$name" "killed by SIG$(kill -l $((rc - 128)))"
@@ -408,7 +438,7 @@ device_only_skip() {
 	skip_why=
 	[ "${TEST_DEVICE_ONLY:-0}" = 1 ] || return 1
 	case $1 in
-	nvme_meta_*|nvme_pi|nvme_lba4k|nvme_zoned|fio_meta_pi)
+	nvme_meta_*|nvme_pi|nvme_lba4k|nvme_zoned|fio_meta_pi|fio_zbd)
 		skip_why="writes to the controller's other namespaces of a format (QEMU's --ns ones); check-device uses only the namespace given" ;;
 	nvme_partition)
 		skip_why="partitions namespace 2 of the controller and an nvmet namespace it sets up; check-device uses only the namespace given" ;;
@@ -610,8 +640,12 @@ if [ "$ntests" = 0 ]; then
 	fail_step "test binaries" "none in $bindir${TEST_ONLY:+ matching TEST_ONLY=$TEST_ONLY}"
 fi
 
+# kmemleak reports an unreferenced object only if it is unchanged since
+# the scan before: a leak of the last tests (run_fabrics runs last) needs
+# this second scan to show.
 if [ "$scan_leaks" = 1 ]; then
 	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak || true
 	echo scan >/sys/kernel/debug/kmemleak || true
 	leaks=$(grep -c 'unreferenced object' /sys/kernel/debug/kmemleak || true)
 	if [ "${leaks:-0}" != 0 ]; then
