@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -929,3 +930,71 @@ int t_wait_pid(pid_t pid, unsigned int ms)
 		t_sleep_ms(20);
 	}
 }
+
+#if defined(__x86_64__)
+/* The i386 ioctl (number 54) through int $0x80: the kernel's compat path. */
+static long t_int80_ioctl(__u32 fd, __u32 cmd, __u32 arg)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a"(ret)
+		     : "a"(54L), "b"((long)fd), "c"((long)cmd), "d"((long)arg)
+		     : "memory", "cc", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+int t_ioctl32(int fd, __u32 cmd, void *arg, size_t len)
+{
+	/* shared with the child, below 4 GiB: [0] the result, then the argument */
+	long page = sysconf(_SC_PAGESIZE);
+	long *low;
+	pid_t pid;
+	int status, ret;
+
+	if (len > (size_t)page - sizeof(long))
+		t_die("t_ioctl32: %zu bytes of argument", len);
+	low = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (low == MAP_FAILED)
+		t_die("mmap(MAP_32BIT): %m");
+	if ((uintptr_t)low + page > 0x100000000ULL)
+		t_die("mmap(MAP_32BIT) gave %p, above 4 GiB", (void *)low);
+	if (len)
+		memcpy(low + 1, arg, len);
+	low[0] = -EINTR;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		t_die("fork: %m");
+	if (!pid) {
+		low[0] = t_int80_ioctl(fd, cmd, len ? (__u32)(uintptr_t)(low + 1) : 0);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		t_die("waitpid: %m");
+	if (WIFSIGNALED(status)) {
+		ret = -ENOSYS;	/* int $0x80 refused: no 32-bit system calls */
+	} else {
+		ret = (int)low[0];
+		if (len)
+			memcpy(arg, low + 1, len);
+	}
+	munmap(low, page);
+	return ret;
+}
+#elif defined(__i386__)
+int t_ioctl32(int fd, __u32 cmd, void *arg, size_t len)
+{
+	int ret = ioctl(fd, cmd, arg);
+
+	(void)len;
+	return ret < 0 ? -errno : ret;
+}
+#else
+int t_ioctl32(int fd, __u32 cmd, void *arg, size_t len)
+{
+	(void)fd; (void)cmd; (void)arg; (void)len;
+	return -ENOSYS;
+}
+#endif

@@ -216,6 +216,20 @@ int t_loop_create(struct t_bdev *b, unsigned long long size,
 		  unsigned int sector_size, bool ro);
 void t_loop_destroy(struct t_bdev *b);
 
+/* ---- 32-bit callers ---------------------------------------------------- */
+
+/*
+ * ioctl(@fd, @cmd, @arg) as a 32-bit program makes it, so that a test can
+ * ask the kernel's own compat ioctl (compat_blkdev_ioctl() and the like)
+ * instead of expecting a kernel version's answer: from a 64-bit program,
+ * the i386 system call (int $0x80, in a child, with @len bytes of @arg
+ * copied below 4 GiB and back); in a 32-bit build, ioctl() itself. The
+ * ioctl's return value, or -errno; -ENOSYS if the kernel runs no 32-bit
+ * system calls (no IA32_EMULATION, or ia32_emulation=0: the child is
+ * killed) or this is not x86.
+ */
+int t_ioctl32(int fd, __u32 cmd, void *arg, size_t len);
+
 /* ---- sockets ----------------------------------------------------------- */
 
 /* True if the loopback interface "lo" is administratively up. */
