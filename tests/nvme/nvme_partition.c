@@ -11,7 +11,8 @@
  *      space before and after it;
  * on these disks:
  *   - namespace 2 of the controller under test ($TEST_NVME_PART_DEV, else
- *     /dev/nvmeXn2 of CTRLDEV; else the namespace under test): PCIe;
+ *     the node of nsid 2 on CTRLDEV, whatever its name; else the namespace
+ *     under test): PCIe;
  *   - a 64 MiB loop device (no NVMe);
  *   - the namespace of an nvmet subsystem in this guest, reached over the
  *     loop transport (a multipath head node), whose backing device is a
@@ -31,12 +32,13 @@
  *     at either end of p2 reads back like a range BLKDISCARD discarded,
  *     and the blocks outside the partition next to it are untouched.
  *
- * On the NVMe partitions, the passthrough rule, from 6.1's
- * drivers/nvme/host/ioctl.c: the passthrough ioctls on a partition node go
- * to nvme_ioctl() with the partition's bdev, which looks only at
- * CAP_SYS_ADMIN (not at the open mode, not at the partition): a partition
- * node reaches the whole namespace, with namespace LBAs, and its
- * controller. So NVME_URING_CMD_* on a partition must do the same:
+ * On the NVMe partitions, the passthrough rule of drivers/nvme/host/ioctl.c:
+ * the passthrough ioctls on a partition node go to nvme_ioctl() with the
+ * partition's bdev; for a caller with CAP_SYS_ADMIN (whatever the open
+ * mode) a partition node reaches the whole namespace, with namespace LBAs,
+ * and its controller; without it, 6.1 refuses everything and later
+ * kernels every I/O command there (NVME_IOCTL_PARTITION). So
+ * NVME_URING_CMD_* on a partition must do as the ioctl on it does:
  *   - Identify Controller/Namespace on p1 (uring_cmd) equal the ioctl on
  *     p1 and on the whole disk, byte for byte, buffers poisoned apart;
  *   - a Read of LBA 0 on p1 returns the partition table (outside p1); a
@@ -45,7 +47,13 @@
  *     on p1 does the same;
  *   - a read-only open of p1: Identify, Read and Write succeed through
  *     both, as on the whole node;
- *   - without CAP_SYS_ADMIN: -EACCES through both, block queries answered;
+ *   - without CAP_SYS_ADMIN: a Read inside p1, a Read of LBA 0 and a Write
+ *     between p1 and p2 -EACCES through both, on every kernel (later
+ *     kernels than 6.1 refuse every command on a partition to such a
+ *     caller, NVME_IOCTL_PARTITION), and the block written to stays as it
+ *     was; Identify Controller what the ioctl on p1 gives (6.1: -EACCES;
+ *     6.12: 0, admin commands go to the controller's rule); block queries
+ *     answered;
  *   - a wrong nsid: -EINVAL through both.
  * The first block of each disk is restored, and its partitions dropped,
  * at the end.
@@ -687,7 +695,17 @@ static bool drop_sys_admin(void)
 	return ok;
 }
 
-/* In a child without CAP_SYS_ADMIN: -EACCES through both, queries answered */
+/*
+ * In a child without CAP_SYS_ADMIN, on p1 open read-write: I/O through the
+ * partition is refused through both, -EACCES on every kernel (6.1 asks
+ * for CAP_SYS_ADMIN for every command; later kernels for every command on
+ * a partition, NVME_IOCTL_PARTITION, as its LBAs are the namespace's): a
+ * Read inside p1, a Read of LBA 0 (the table, outside p1), and a Write
+ * between p1 and p2, after which that block must still hold what it held.
+ * Identify Controller, which holds no LBA, gets what the ioctl on p1 gives
+ * (6.1: -EACCES; later kernels hand it to the controller's rule, which
+ * lets it through). Block queries answered.
+ */
 static void check_nocap(struct disk *d, struct part *p)
 {
 	pid_t pid;
@@ -699,9 +717,10 @@ static void check_nocap(struct disk *d, struct part *p)
 		t_die("fork: %m");
 	if (!pid) {
 		struct nvme_uring_cmd c;
-		void *buf = xalloc(4096, 0);
+		void *buf = xalloc(4096, 0), *before = xalloc(4096, 0),
+		     *after = xalloc(4096, 0x77);
 		__u64 size = 0;
-		int res;
+		int res, ri;
 
 		/*
 		 * No t_die() here: its exit() would run the parent's atexit()
@@ -713,16 +732,42 @@ static void check_nocap(struct disk *d, struct part *p)
 			_exit(T_EXIT_FAIL);
 		}
 		uringcmd_nvme_identify(&c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
-		expect2("without CAP_SYS_ADMIN: Identify through p1",
-			uring_admin(p->fd, &c),
-			t_nvme_ioctl(p->fd, NVME_IOCTL_ADMIN_CMD, &c, NULL),
-			-EACCES);
+		ri = t_nvme_ioctl(p->fd, NVME_IOCTL_ADMIN_CMD, &c, NULL);
+		if (ri && ri != -EACCES)
+			t_error("without CAP_SYS_ADMIN: ioctl Identify through p1: %s, expected 0 or -EACCES",
+				t_nvme_res_str(ri));
+		t_info("without CAP_SYS_ADMIN: ioctl Identify through p1: %s",
+		       t_nvme_res_str(ri));
+		expect2("without CAP_SYS_ADMIN: Identify through p1 (the ioctl's answer)",
+			uring_admin(p->fd, &c), ri, ri);
 		uringcmd_nvme_rw(&c, nvme_cmd_read, d->nsid, buf, d->lbs,
 				 p->start / d->lbs, 1);
-		expect2("without CAP_SYS_ADMIN: Read through p1",
+		expect2("without CAP_SYS_ADMIN: Read inside p1 through p1",
 			uring_io(p->fd, &c),
 			t_nvme_ioctl(p->fd, NVME_IOCTL_IO_CMD, &c, NULL),
 			-EACCES);
+		uringcmd_nvme_rw(&c, nvme_cmd_read, d->nsid, buf, d->lbs, 0, 1);
+		expect2("without CAP_SYS_ADMIN: Read of LBA 0 (outside p1) through p1",
+			uring_io(p->fd, &c),
+			t_nvme_ioctl(p->fd, NVME_IOCTL_IO_CMD, &c, NULL),
+			-EACCES);
+		if (pread(d->fd, before, d->lbs, GAP_OFF) != (ssize_t)d->lbs) {
+			t_error("without CAP_SYS_ADMIN: pread %s at %llu: %m", d->path,
+				(unsigned long long)GAP_OFF);
+		} else {
+			t_fill_pattern(buf, d->lbs, 0x9a30);
+			uringcmd_nvme_rw(&c, nvme_cmd_write, d->nsid, buf, d->lbs,
+					 GAP_OFF / d->lbs, 1);
+			expect2("without CAP_SYS_ADMIN: Write between p1 and p2 through p1",
+				uring_io(p->fd, &c),
+				t_nvme_ioctl(p->fd, NVME_IOCTL_IO_CMD, &c, NULL),
+				-EACCES);
+			if (pread(d->fd, after, d->lbs, GAP_OFF) != (ssize_t)d->lbs)
+				t_error("without CAP_SYS_ADMIN: pread %s at %llu: %m",
+					d->path, (unsigned long long)GAP_OFF);
+			else if (memcmp(before, after, d->lbs))
+				t_error("without CAP_SYS_ADMIN: a Write through p1 changed the block between p1 and p2 (outside the partition)");
+		}
 		if (t_block_query(&ring, p->fd, BLKGETSIZE64, 0,
 				  (__u64)(uintptr_t)&size, 0, &res) ||
 		    res || size != p->len)
@@ -990,8 +1035,20 @@ int main(int argc, char **argv)
 	int ret;
 
 	t_nvme_open(&n, argc, argv);
-	snprintf(path, sizeof(path), "%sn2", n.ctrl);
-	dev = t_env_or("TEST_NVME_PART_DEV", access(path, F_OK) ? n.bdev : path);
+	/*
+	 * Namespace 2 by its nsid, not by its name: 6.12 scans namespaces
+	 * in parallel, so nvme0n2 may be another one.
+	 */
+	snprintf(path, sizeof(path), "%s", n.bdev);
+	{
+		static struct t_nvme_fmt f[32];
+		unsigned int nr = t_nvme_formats(n.ctrl, f, 32);
+
+		for (i = 0; i < nr; i++)
+			if (f[i].nsid == 2)
+				snprintf(path, sizeof(path), "%s", f[i].bdev);
+	}
+	dev = t_env_or("TEST_NVME_PART_DEV", path);
 	t_nvme_close(&n);
 
 	ret = t_ring_init(&ring, 8, 0);
