@@ -2117,12 +2117,28 @@ static bool has_iopoll(const struct target *t)
  * nvme_uring_cmd_io(), a command the node takes: its checks (flags, nsid,
  * fixed buffer with a vector: -EINVAL), mapping the buffers (-EFAULT,
  * -EINVAL, -ENOMEM, the metadata copy too), or an NVMe status (> 0).
+ * Kernels differ in how they take a metadata buffer: 6.1 copies it
+ * (kmalloc(), -ENOMEM past what it gives), later ones map the user's
+ * pages (bio_integrity_map_user(): -E2BIG for more than the queue's
+ * max_hw_sectors or BIO_MAX_VECS pages), so a namespace with separate
+ * metadata may also answer -E2BIG for a buffer that large.
  */
-static void expect_nvme(struct expect *e)
+static void expect_nvme(const struct target *t, const struct slot *s,
+			struct expect *e)
 {
 	allow(e, EINVAL);
 	allow(e, EFAULT);
 	allow(e, ENOMEM);
+	if (t && t->nvme_ns && t->ms && !t->ext) {
+		struct nvme_uring_cmd c;
+		__u64 pages;
+
+		memcpy(&c, s->cmd, sizeof(c));
+		pages = c.metadata ? ((c.metadata & 4095) + c.metadata_len + 4095) / 4096 : 0;
+		if (c.metadata && c.metadata_len &&
+		    ((!t->max_xfer || c.metadata_len > t->max_xfer) || pages > 256))
+			allow(e, E2BIG);
+	}
 	e->ok = true;
 }
 
@@ -2220,7 +2236,7 @@ static void expect_block(const struct target *t, const struct slot *s,
 	else if (!big)
 		allow(e, EOPNOTSUPP);
 	else
-		expect_nvme(e);
+		expect_nvme(t, s, e);
 }
 
 static void expect_of(const struct target *t, const struct slot *s,
@@ -2290,7 +2306,7 @@ static void expect_of(const struct target *t, const struct slot *s,
 		allow(e, EOPNOTSUPP);
 	else if (t->nvme_ns ? is_nvme_io_op(s->cmd_op) :
 		 is_nvme_admin_op(s->cmd_op))
-		expect_nvme(e);
+		expect_nvme(t, s, e);
 	else
 		allow(e, ENOTTY);
 	/* a head's ngXnY without a usable path */
