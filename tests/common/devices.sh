@@ -178,14 +178,16 @@ devices_cleanup() {
 # asynchronous scans, which take seconds on a debug kernel under TCG.
 # TEST_NVME_DEV=auto: the first namespace 1 there is (a multipath head is
 # named after its subsystem, whose number depends on which controller of it
-# probed first).
+# probed first), found by its nsid: 6.12 scans a controller's namespaces in
+# parallel and names them in the order they come, so nvme0n1 may be
+# namespace 2. None yet: a name that is no node, and the caller waits.
 first_ns1() {
 	local d
-	for d in /sys/block/nvme*n1; do
-		case ${d##*/} in *c*) continue ;; esac
-		[ -e "$d" ] && echo "/dev/${d##*/}" && return 0
+	for d in /sys/block/nvme*n*; do
+		case ${d##*/} in *c*|*p*) continue ;; esac
+		[ "$(cat "$d/nsid" 2>/dev/null)" = 1 ] && echo "/dev/${d##*/}" && return 0
 	done
-	echo /dev/nvme0n1
+	echo "/dev/nvme0n1 (no namespace 1 yet)"
 }
 
 # Namespaces of the controller under test, beyond the first: the
