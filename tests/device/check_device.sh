@@ -34,7 +34,13 @@ top=$(cd "$here/../.." && pwd)
 cd_sh=$top/tests/check-device.sh
 probe=$here/.tools/device_probe
 ctrl=${3:-/dev/nvme0}
+# namespace 2 by its nsid: 6.12 scans namespaces in parallel and names them
+# in the order they come, so nvme0n2 may be another one (a zoned one takes
+# no partition table)
 dev=${ctrl}n2
+for d in /sys/class/nvme/"${ctrl#/dev/}"/"${ctrl#/dev/}"n*; do
+	[ "$(cat "$d/nsid" 2>/dev/null)" = 2 ] && dev=/dev/${d##*/} && break
+done
 name=${dev#/dev/}
 chr=/dev/ng${name#nvme}
 [ -x "$cd_sh" ] || fail "no $cd_sh"
