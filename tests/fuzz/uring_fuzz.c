@@ -240,6 +240,8 @@ struct target {
 	/* block nodes: each query's ioctl answer at open (0 or -errno) */
 	int		q_err[URINGCMD_NR_BLOCK_QUERIES];
 	__u64		q_val[URINGCMD_NR_BLOCK_QUERIES];
+	/* the query whose answer the 32-bit BLKBSZGET number gets */
+	const struct uringcmd_block_query *bszget32;
 	unsigned long	nvme_sent;	/* NVMe commands it can carry out sent */
 	unsigned long	nvme_ok;	/* ...that ended with res 0 */
 	__u32		acs[256];	/* admin commands supported, effects */
@@ -392,11 +394,30 @@ static void nvme_effects(struct target *t)
  */
 static void cache_queries(struct target *t)
 {
+	const struct uringcmd_block_query *ssz = uringcmd_block_query_find(BLKSSZGET),
+					  *bsz = uringcmd_block_query_find(BLKBSZGET);
+	__u32 v32 = 0;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < URINGCMD_NR_BLOCK_QUERIES; i++)
 		t->q_err[i] = t_query_ioctl(t->fd, &uringcmd_block_queries[i],
 					    &t->q_val[i]);
+	/*
+	 * The 32-bit BLKBSZGET answers what the kernel's own 32-bit ioctl
+	 * does: 6.1's the logical block size, 6.12's block_size(). Asked
+	 * here (t_ioctl32()), and judged by the query with that answer.
+	 */
+	t->bszget32 = ssz;
+	ret = t_ioctl32(t->fd, _IOR(0x12, 112, int), &v32, sizeof(v32));
+	if (ret)
+		t_die("%s: the 32-bit ioctl(BLKBSZGET): %s", t->name, t_res_str(ret));
+	if (v32 != t->q_val[ssz - uringcmd_block_queries]) {
+		if (v32 != t->q_val[bsz - uringcmd_block_queries])
+			t_die("%s: the 32-bit ioctl(BLKBSZGET) answers %u, neither BLKSSZGET's nor BLKBSZGET's answer",
+			      t->name, v32);
+		t->bszget32 = bsz;
+	}
 }
 
 /*
@@ -1699,16 +1720,18 @@ static __u32 pick_cmd_op(const struct target *t)
 /*
  * The query a block-query payload asks, or NULL. The size_t-sized numbers
  * as a 32-bit program encodes them are answered too (block/ioctl.c, for
- * callers of either width): BLKBSZGET's gives the logical block size, as
- * 6.1's compat ioctl does, and BLKGETSIZE64's the size in bytes; each is
- * judged by the table entry with that answer.
+ * callers of either width): BLKBSZGET's gives what the kernel's 32-bit
+ * ioctl gives (t->bszget32: the logical block size on 6.1, block_size()
+ * on 6.12), and BLKGETSIZE64's the size in bytes; each is judged by the
+ * table entry with that answer.
  */
-static const struct uringcmd_block_query *slot_query(const struct slot *s,
+static const struct uringcmd_block_query *slot_query(const struct target *t,
+						     const struct slot *s,
 						     struct block_uring_cmd *c)
 {
 	memcpy(c, s->cmd, sizeof(*c));
 	if (c->ioctl_cmd == _IOR(0x12, 112, int))	/* BLKBSZGET_32 */
-		return uringcmd_block_query_find(BLKSSZGET);
+		return t->bszget32 ? t->bszget32 : uringcmd_block_query_find(BLKSSZGET);
 	if (c->ioctl_cmd == _IOR(0x12, 114, int))	/* BLKGETSIZE64_32 */
 		return uringcmd_block_query_find(BLKGETSIZE64);
 	return uringcmd_block_query_find(c->ioctl_cmd);
@@ -1728,7 +1751,7 @@ static bool is_clean_query(const struct slot *s, const struct target *t,
 
 	if (t->kind != TK_BLOCK || s->cmd_op != BLOCK_URING_CMD_IOCTL)
 		return false;
-	q = slot_query(s, &c);
+	q = slot_query(t, s, &c);
 	if (!q || c.flags ||
 	    !(c.addr == (__u64)(uintptr_t)&answers[s - slots] ||
 	      (!c.addr && !q->needs_addr)))
@@ -2151,7 +2174,7 @@ static void expect_query(const struct target *t, const struct slot *s,
 	unsigned int i;
 	int qerr;
 
-	q = slot_query(s, &c);
+	q = slot_query(t, s, &c);
 	if (c.flags) {
 		allow(e, EINVAL);
 		return;
@@ -2386,7 +2409,7 @@ static const char *query_mismatch(const struct target *t, const struct slot *s,
 	__u64 want;
 	int want_res;
 
-	q = slot_query(s, &c);
+	q = slot_query(t, s, &c);
 	if (!q)
 		return "an ioctl number that is not a query was answered";
 	if (c.flags)
