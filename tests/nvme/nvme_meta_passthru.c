@@ -17,7 +17,10 @@
  *   - with separate metadata, bad metadata answers as the ioctl does on
  *     the block node and ng: an unmapped metadata pointer -EFAULT (read
  *     and write), a metadata_len of 8 MiB refused (-ENOMEM where the kernel
- *     copies the buffer, -E2BIG where it maps it) without a kernel WARN.
+ *     copies the buffer, -E2BIG where it maps it) without a kernel WARN;
+ *   - with separate metadata, a one-block Read with a metadata buffer of
+ *     more than 4 pages (unaligned: bounced; aligned: pinned) answers as
+ *     the ioctl with the block's metadata.
  * With nvme.poll_queues set the namespace must poll (queue/io_poll 1):
  * the polled paths are never left out silently.
  * Separate metadata (FLBAS bit 4 clear) travels in the metadata buffer
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "t_nvme.h"
@@ -162,6 +166,72 @@ static void bad_metadata(const struct t_nvme_fmt *f, int bfd, int cfd,
 	}
 }
 
+/*
+ * A one-block Read with a metadata buffer of more than 4 pages, on a
+ * namespace with separate metadata: the device writes one block's
+ * metadata, the rest of the buffer stays as it was. Unaligned with an odd
+ * length (the kernel bounces it: its pages and a bounce buffer, more than
+ * BIO_INLINE_VECS vectors) and page-aligned (its 5 pages pinned): each
+ * path answers as the ioctl, with the same bytes. 6.12.118 unpinned
+ * pages that were never pinned there (bio_integrity_alloc()'s vectors
+ * rounded up for uring_cmd's bios, from fs_bio_set): a crash, fixed by
+ * patches-6.12's "block: bio-integrity: unpin only the user pages that
+ * were mapped".
+ */
+static void wide_metadata(const struct t_nvme_fmt *f, int bfd, int cfd)
+{
+	static const struct { const char *what; size_t off; __u32 len; } cases[] = {
+		{ "unaligned, 14875 bytes at page offset 0xa00", 0xa00, 14875 },
+		{ "page-aligned, 5 pages", 0, 5 * 4096 },
+	};
+	const unsigned int paths[] = { 5, 0, 3 };	/* ioctl, block node, ng */
+	size_t map = 8 * 4096;
+	unsigned char *want = NULL, *m, *data = t_alloc(f->lbs);
+	unsigned int i, p;
+
+	if (f->ext)
+		return;
+	m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		t_die("mmap: %m");
+	want = t_alloc(map);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret[3];
+
+		for (p = 0; p < 3; p++) {
+			struct nvme_uring_cmd c;
+
+			memset(m, 0x5a + p, map);
+			uringcmd_nvme_rw(&c, nvme_cmd_read, f->nsid, data, f->lbs, SLBA, 1);
+			c.metadata = (__u64)(uintptr_t)(m + cases[i].off);
+			c.metadata_len = cases[i].len;
+			ret[p] = issue(&t_nvme_ways[paths[p]], bfd, cfd, &c);
+			if (!p) {
+				memcpy(want, m, map);
+				continue;
+			}
+			if (ret[p] != ret[0]) {
+				t_error("%s: read, metadata %s, through %s: %s, the ioctl %s",
+					f->name, cases[i].what, t_nvme_ways[paths[p]].name,
+					t_nvme_res_str(ret[p]), t_nvme_res_str(ret[0]));
+				continue;
+			}
+			if (!ret[p]) {
+				char msg[1024];
+
+				snprintf(msg, sizeof(msg), "%.64s: read, metadata %s, through %s: the block's metadata",
+					 f->name, cases[i].what, t_nvme_ways[paths[p]].name);
+				t_compare(msg, m + cases[i].off, want + cases[i].off, f->ms);
+			}
+		}
+		t_info("%s: read, metadata %s: %s on every path", f->name,
+		       cases[i].what, t_nvme_res_str(ret[0]));
+	}
+	munmap(m, map);
+	free(want);
+	free(data);
+}
+
 static void one_namespace(const struct t_nvme_fmt *f)
 {
 	size_t dlen = (size_t)NBLK * (f->ext ? f->lbs + f->ms : f->lbs);
@@ -205,6 +275,7 @@ static void one_namespace(const struct t_nvme_fmt *f)
 	check_via(&t_nvme_ways[0], 0x88, f, bfd, cfd, data, meta,
 		  "written through ng");
 	bad_metadata(f, bfd, cfd, data, meta);
+	wide_metadata(f, bfd, cfd);
 	if (!have_poll && poll_queues)
 		t_error("%s: nvme.poll_queues=%llu, yet queue/io_poll is 0: the polled paths cannot run",
 			f->name, (unsigned long long)poll_queues);
