@@ -30,8 +30,9 @@
 #   others    once, no arguments
 #
 # Environment:
-#   TEST_NVME_DEV      NVMe namespace block device   (/dev/nvme0n1; auto:
-#                      the first nvmeXn1 that appears)
+#   TEST_NVME_DEV      NVMe namespace block device   (namespace 1 of
+#                      TEST_NVME_CTRL, found by nsid; auto: the first
+#                      namespace 1 that appears, on any controller)
 #   TEST_NVME_CHAR     its generic char device       (/dev/ngXnY of TEST_NVME_DEV)
 #   TEST_NVME_CTRL     NVMe controller char device   (/dev/nvme0)
 #   TEST_NULLB_DEV     null_blk device               (/dev/nullb0)
@@ -483,15 +484,16 @@ if ls /sys/class/nvme/nvme* >/dev/null 2>&1; then
 	waited=0
 	while [ "$waited" -lt $(( 120 * ${TEST_TIMEOUT_SCALE:-1} )) ]; do
 		[ "${TEST_NVME_DEV:-}" != auto ] || nvme_dev=$(first_ns1)
+		[ -n "${TEST_NVME_DEV:-}" ] || nvme_dev=$(ctrl_ns_by_nsid 1)
 		[ ! -b "$nvme_dev" ] || break
 		sleep 1
 		waited=$((waited + 1))
 	done
 	[ "$waited" = 0 ] || note "waited ${waited}s for $nvme_dev"
 fi
-if [ "${TEST_NVME_DEV:-}" = auto ]; then
+if [ "${TEST_NVME_DEV:-auto}" = auto ]; then
 	nvme_base=${nvme_dev##*/}
-	nvme_char=/dev/ng${nvme_base#nvme}
+	nvme_char=${TEST_NVME_CHAR:-/dev/ng${nvme_base#nvme}}
 	export TEST_NVME_DEV=$nvme_dev TEST_NVME_CHAR=$nvme_char
 	note "NVMe namespace under test: $nvme_dev"
 fi
@@ -513,7 +515,7 @@ if [ -n "${TEST_NVME_NS_COUNT:-}" ]; then
 	fi
 	for ns in $(ctrl_namespaces); do
 		# every formatted namespace, block node and ngXnY, for the fuzzer
-		if [ "/dev/$ns" != "$nvme_dev" ] && [ "$ns" != "${nvme_ctrl##*/}n2" ]; then
+		if [ "/dev/$ns" != "$nvme_dev" ] && [ "$(cat "/sys/block/$ns/nsid" 2>/dev/null)" != 2 ]; then
 			fuzz_formats+=("/dev/$ns" "/dev/ng${ns#nvme}")
 		fi
 		[ "$(cat "/sys/block/$ns/size")" != 0 ] || continue
@@ -523,6 +525,11 @@ if [ -n "${TEST_NVME_NS_COUNT:-}" ]; then
 		fi
 	done
 	note "formatted namespaces for the block tests: ${format_devs[*]:-none}"
+	# nvme_hotplug_del's namespace 2, by its nsid too
+	if [ -z "${TEST_NVME_HOTPLUG_DEV:-}" ]; then
+		TEST_NVME_HOTPLUG_DEV=$(ctrl_ns_by_nsid 2)
+		export TEST_NVME_HOTPLUG_DEV
+	fi
 fi
 
 # The default block devices are for the block_* tests and the fuzzer.

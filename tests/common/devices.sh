@@ -190,6 +190,17 @@ first_ns1() {
 	echo "/dev/nvme0n1 (no namespace 1 yet)"
 }
 
+# ctrl_ns_by_nsid NSID: the block node of namespace NSID of the controller
+# under test, found by its nsid (see first_ns1); /dev/nvme0nNSID while
+# there is none yet.
+ctrl_ns_by_nsid() {
+	local c=${nvme_ctrl##*/} d
+	for d in /sys/class/nvme/"$c"/"$c"n*; do
+		[ "$(cat "$d/nsid" 2>/dev/null)" = "$1" ] && echo "/dev/${d##*/}" && return 0
+	done
+	echo "/dev/${c}n$1"
+}
+
 # Namespaces of the controller under test, beyond the first: the
 # controller scans them one after the other.
 ctrl_namespaces() {
