@@ -54,6 +54,13 @@ nzones=$(cat "$sysq/nr_zones")
 [ "$nzones" -ge 8 ] || skip "$zns has $nzones zones; the test needs 8"
 
 work=$(mktemp -d /tmp/fio-zbd.XXXXXX)
+# Every zone reset at the end, as a fresh namespace has them: the tests
+# after this one (nvme_zoned) open and write zones that must be empty.
+cleanup() {
+	blkzone reset "$zns" || echo "fio_zbd: blkzone reset $zns failed: the zones stay written" >&2
+	rm -rf "$work"
+}
+trap cleanup EXIT
 echo "# $zns: $nzones zones of $((zone >> 20)) MiB"
 
 # The zones as the block layer reports them (BLKREPORTZONE), one line
