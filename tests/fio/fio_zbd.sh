@@ -95,24 +95,14 @@ expect_wp() {
 	return 0
 }
 
-# zbd_job NAME ENGINE-ARGS... -- CHECKS...: fio with JSON and normal
-# output (fio's zone resets are in the latter only); fio_check.py over
-# the JSON
+# zbd_job NAME ENGINE-ARGS... -- CHECKS...: run_job with fio's normal
+# output kept (fio's zone resets are in it only)
+# shellcheck source=../lib/fio_run.sh
+. "${TEST_LIB:-}/fio_run.sh"
 zbd_job() {
-	local name=$1 args=() rc=0
+	local name=$1
 	shift
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	timeout -k 5 300 "$fio" --name="$name" --output-format=json,normal \
-		--output="$work/$name.all" --zonemode=zbd "${args[@]}" \
-		>"$work/$name.out" 2>&1 || rc=$?
-	[ "$rc" = 0 ] ||
-		fail "$name: fio exited $rc: $(grep -h -m 3 'uringcmd\|error\|fio:\|zone' "$work/$name.out" "$work/$name.all" 2>/dev/null | tr '\n' ' ')"
-	sed -n '/^{/,/^}/p' "$work/$name.all" >"$work/$name.json"
-	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
+	run_job --normal "$name" --name="$name" --zonemode=zbd "$@"
 }
 # resets NAME: the zone resets fio counted ("; N zone resets")
 resets() {

@@ -4,18 +4,28 @@
 # fio, check and work, and defines fail.
 # shellcheck shell=bash disable=SC2154 # the sourcing script's variables
 
-# run_job NAME FIO-ARGS... -- CHECKS...
+# run_job [--normal] NAME FIO-ARGS... -- CHECKS...: no job runs past 300 s;
+# --normal keeps fio's normal output beside the JSON in $work/NAME.all (what
+# only that output says, such as fio's zone resets)
 run_job() {
-	local name=$1 args=() rc=0
+	local fmt=json out name args=() rc=0
+	if [ "$1" = --normal ]; then
+		fmt=json,normal
+		shift
+	fi
+	name=$1
 	shift
 	while [ "$1" != -- ]; do
 		args+=("$1")
 		shift
 	done
 	shift
-	"$fio" --output-format=json --output="$work/$name.json" "${args[@]}" \
+	out=$work/$name.json
+	[ "$fmt" = json ] || out=$work/$name.all
+	timeout -k 5 300 "$fio" --output-format="$fmt" --output="$out" "${args[@]}" \
 		>"$work/$name.out" 2>&1 || rc=$?
 	[ "$rc" = 0 ] ||
-		fail "$name: fio exited $rc: $(grep -h -m 2 'uringcmd\|error\|fio:' "$work/$name.out" "$work/$name.json" 2>/dev/null | tr '\n' ' ')"
+		fail "$name: fio exited $rc: $(grep -h -m 3 'uringcmd\|error\|fio:\|zone' "$work/$name.out" "$out" 2>/dev/null | tr '\n' ' ')"
+	[ "$fmt" = json ] || sed -n '/^{/,/^}/p' "$out" >"$work/$name.json"
 	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
 }
