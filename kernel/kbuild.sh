@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What the kernel scripts share, sourced by them: ccache as the kernel
 # builds go through it, the progress line a minute (build.sh, deb.sh), and
-# which tree and configs KVER names (bisect.sh, warnings.sh).
+# which tree and configs KVER names (tree.sh, bisect.sh, warnings.sh).
 # shellcheck shell=bash
 
 # kbuild_ccache CHECKOUT: paths relative to the checkout, so that another

@@ -14,11 +14,10 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${KVER:-6.1}
-case $kver in
-6.1) suffix= ;;
-6.12) suffix=-6.12 ;;
-*) printf 'kernel/tree.sh: KVER=%s: the series exist for 6.1 and 6.12\n' "$kver" >&2; exit 1 ;;
-esac
+# shellcheck source=kernel/kbuild.sh
+. "$top/kernel/kbuild.sh"
+kbuild_kver "$top"
+suffix=$kver_suffix
 pkg=linux-source-$kver
 tree=$top/build/linux$suffix
 tname=build/linux$suffix
