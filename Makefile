@@ -136,7 +136,10 @@ help:
 	@echo 'make demo            the programs make run shows (build/demo)'
 	@echo "make uc-nvme         nvme-cli's verbs through io_uring, also on /dev/nvmeXnY"
 	@echo '                     (build/tool/uc-nvme; uc-nvme help)'
-	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio)'
+	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio);'
+	@echo '                     FIO=3.41: that release from Debian'"'"'s archive (build/fio-3.41)'
+	@echo '                     make check and the fio tests run with both'
+	@echo 'make fio-next        make fio FIO=3.41, the second fio make check builds'
 	@echo 'make bench-progs     the benchmark programs (build/bench)'
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~25 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
@@ -224,9 +227,18 @@ uc-nvme: headers
 	@$(MAKE) -s -C tool O=$(BUILD)/tool HDRS=$(HEADERS)/include
 
 # fio from the Debian source of the installed version, the engine built in,
-# and the engine alone for the system fio (fio-engine/README.md).
+# and the engine alone for the system fio (fio-engine/README.md). FIO=3.41:
+# that release from Debian's archive (its sha256 in kernel/PINNED), the
+# engine built in, in build/fio-3.41; make check and make test build both.
+FIO       ?= 3.33
+FIO_NEXT  := 3.41
+fio_dir = $(BUILD)/fio$(if $(filter-out 3.33,$(1)),-$(1))
 fio: headers
-	@fio-engine/build.sh $(BUILD)/fio $(HEADERS)/include
+	@FIO_RELEASE=$(FIO) fio-engine/build.sh $(call fio_dir,$(FIO)) $(HEADERS)/include
+
+.PHONY: fio-next
+fio-next: headers
+	@FIO_RELEASE=$(FIO_NEXT) fio-engine/build.sh $(call fio_dir,$(FIO_NEXT)) $(HEADERS)/include
 
 bench-progs: headers
 	@$(MAKE) -s -C bench O=$(BUILD)/bench HDRS=$(HEADERS)/include
@@ -269,7 +281,7 @@ fuzz: tests $(BOOT_DEP)
 # make check fuzzes with a fixed seed (a red run must be repeatable);
 # make fuzz without SEED takes one from the clock.
 FUZZ_SEED ?= 1803108662404538
-check: tests fio bench-progs $(BOOT_DEP)
+check: tests fio fio-next bench-progs $(BOOT_DEP)
 	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates) $(if $(KERNEL),--given-kernel)
 
@@ -277,7 +289,7 @@ check: tests fio bench-progs $(BOOT_DEP)
 # T is TEST_ONLY of tests/run.sh, shell patterns matched against the test
 # names (without [dev]); its environment as tests/check.sh gives it. Logs:
 # build/results/test/tests/NAME.log and .dmesg (FAIL lines name them).
-test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio) $(if $(findstring bench,$(T)),bench-progs)
+test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstring bench,$(T)),bench-progs)
 	@[ -n "$(T)" ] || { echo "make test: name the tests, e.g. make test T='nvme_bdev_io block_query_*'" >&2; exit 2; }
 	@set -f; for pat in $(T); do \
 		set +f; found=; for bin in $(BUILD)/tests/*; do \

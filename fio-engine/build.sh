@@ -3,9 +3,12 @@
 #
 # Builds fio from the Debian source of the installed fio, with the uringcmd
 # engine built in, and the engine once more as a shared object for the
-# system fio (/usr/bin/fio) of that same version.
+# system fio (/usr/bin/fio) of that same version; or, with FIO_RELEASE=3.41,
+# a newer fio from the orig tarball Debian's archive holds, with the
+# engine built in (no system fio of that version, so no shared object).
 #
 #   build.sh BUILDDIR HDRS
+#   FIO_RELEASE=3.41 build.sh BUILDDIR HDRS
 #   FIO_SRC=path build.sh BUILDDIR HDRS
 #
 # BUILDDIR (build/fio) receives the source package and src/ (fio's tree,
@@ -16,11 +19,16 @@
 #                           name through LD_LIBRARY_PATH=BUILDDIR/lib, or as
 #                           ioengine=external:BUILDDIR/lib/uringcmd
 #
+# FIO_RELEASE: a fio release kernel/PINNED names on a "source:fio" line
+# (version, sha256, path under Debian's archive): fetched with apt-helper,
+# which checks the sha256, and extracted into BUILDDIR/src. The default
+# (empty, or the installed fio's upstream version) is the apt pin above.
+#
 # FIO_SRC=path: a fio source tree of the user's instead of Debian's,
 # configured (./configure) and built or not: only the engine is built,
 # into BUILDDIR/lib/uringcmd, for that tree's fio (ioengine=external:...).
-# The tree's FIO_IOOPS_VERSION must be the one the engine is written
-# against; the build stops first with a message naming both otherwise.
+# The tree's FIO_IOOPS_VERSION must be fio 3.33's (31) or newer; the build
+# stops first with a message naming both otherwise.
 # The tree gets engines/uringcmd.c (a link) and a few lines at the end of
 # its config-host.mak, as Debian's does.
 #
@@ -33,6 +41,10 @@ set -eu
 # kernel/PINNED pins, which make deps installs.
 here=$(cd "$(dirname "$0")" && pwd)
 FIO_DEB_VERSION=$(sed -n 's/^fio //p' "$here/../kernel/PINNED")
+release=${FIO_RELEASE:-}
+[ "$release" != "${FIO_DEB_VERSION%%-*}" ] || release=
+# Debian's archive, where kernel/PINNED's source: lines point
+ARCHIVE=${UC_DEBIAN_ARCHIVE:-http://deb.debian.org/debian}
 # As debian/rules configures it, minus what only gfio and nbd need.
 FIO_CONFIGURE="--disable-native --prefix=/usr"
 # The project's library (header-only): lib/uringcmd-nvme.h
@@ -57,8 +69,8 @@ progress() { printf '==> fio: %s\n' "$*" >&2; }
 t0=$(date +%s)
 first=
 
-# FIO_SRC: the tree's ops ABI must be the engine's (fio 3.33's), checked
-# here rather than as a compiler #error deep in a build log.
+# FIO_SRC: the tree's ops ABI must be fio 3.33's or newer, checked here
+# rather than as a compiler #error deep in a build log.
 check_tree() {
 	[ -d "$fio_src" ] || die "FIO_SRC=$fio_src is not a directory"
 	src=$(cd "$fio_src" && pwd)
@@ -66,10 +78,10 @@ check_tree() {
 	[ -f "$src/config-host.mak" ] ||
 		die "FIO_SRC=$src is not configured: run ./configure there first"
 	have=$(sed -n 's/^#define[[:space:]]*FIO_IOOPS_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$src/ioengines.h")
-	want=$(sed -n 's/^#define[[:space:]]*UC_FIO_IOOPS_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$here/uringcmd.c")
+	want=$(sed -n 's/^#define[[:space:]]*UC_FIO_IOOPS_OLDEST[[:space:]]*\([0-9]*\).*/\1/p' "$here/uringcmd.c")
 	[ -n "$have" ] || die "FIO_SRC=$src: no FIO_IOOPS_VERSION in ioengines.h"
-	[ "$have" = "$want" ] ||
-		die "FIO_SRC=$src has FIO_IOOPS_VERSION $have; the engine is written against $want (fio 3.33): its ops table and the fio structures it uses would not fit"
+	[ "$have" -ge "$want" ] ||
+		die "FIO_SRC=$src has FIO_IOOPS_VERSION $have; the engine needs $want (fio 3.33) or newer: its ops table and the fio structures it uses would not fit"
 	[ -f "$hdrs/linux/blkdev.h" ] ||
 		die "$hdrs/linux/blkdev.h missing: make headers first"
 }
@@ -98,6 +110,32 @@ ensure_deb_src() {
 	EOF
 	apt-get update -qq >"$out/apt.log" 2>&1 ||
 		die "apt-get update failed (see $out/apt.log)"
+}
+
+# FIO_RELEASE: the orig tarball kernel/PINNED pins, from Debian's pool.
+# apt-helper (apt's own, on every Debian) checks the sha256 and leaves
+# nothing behind on a mismatch.
+fetch_release() {
+	[ -f "$src/.uringcmd-extracted" ] && return 0
+	pin=$(awk -v v="$release" '$1 == "source:fio" && $2 == v { print $3, $4 }' "$here/../kernel/PINNED")
+	[ -n "$pin" ] || die "FIO=$release: kernel/PINNED has no 'source:fio $release' line (the fio releases this builds: $(awk '$1 == "source:fio" { printf "%s ", $2 }' "$here/../kernel/PINNED")and ${FIO_DEB_VERSION%%-*})"
+	sum=${pin%% *} path=${pin#* }
+	tarball=$out/${path##*/}
+	[ -f "$hdrs/linux/blkdev.h" ] ||
+		die "$hdrs/linux/blkdev.h missing: make headers first"
+	first=1
+	progress "fetching fio $release's source from Debian's archive ($ARCHIVE/$path), then building fio with ioengine=uringcmd (about a minute)"
+	if ! [ -f "$tarball" ] || ! echo "$sum  $tarball" | sha256sum -c --status; then
+		rm -f "$tarball"
+		/usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file \
+			"$ARCHIVE/$path" "$tarball" "SHA256:$sum" >"$out/fetch.log" 2>&1 ||
+			die "fetching $ARCHIVE/$path (sha256 $sum) failed (see $out/fetch.log)"
+	fi
+	rm -rf "$src"
+	mkdir -p "$src"
+	tar -xzf "$tarball" -C "$src" --strip-components=1 ||
+		die "extracting $tarball failed"
+	touch "$src/.uringcmd-extracted"
 }
 
 fetch() {
@@ -163,6 +201,14 @@ if [ -n "$fio_src" ]; then
 	make -C "$src" -j"$(nproc)" CC="${CC:-ccache gcc}" \
 		"$out/lib/uringcmd" >"$out/make.log" 2>&1 ||
 		die "building the engine against $src failed (see $out/make.log)"
+	exit 0
+fi
+if [ -n "$release" ]; then
+	fetch_release
+	configure
+	make -C "$src" -j"$(nproc)" CC="${CC:-ccache gcc}" fio >"$out/make.log" 2>&1 ||
+		die "building fio $release failed (see $out/make.log)"
+	[ -z "$first" ] || progress "$src/fio built in $(( $(date +%s) - t0 )) s"
 	exit 0
 fi
 check_version

@@ -25,8 +25,9 @@
  * needs; hipri (IOPOLL), sqthread_poll, fixedbufs and registerfiles follow
  * fio's io_uring engines.
  *
- * Built into fio (ioengine=uringcmd), or with -DURINGCMD_EXTERNAL as a
- * shared object for a fio binary of the same version (see README.md).
+ * Built into fio 3.33 or newer (ioengine=uringcmd), or with
+ * -DURINGCMD_EXTERNAL as a shared object for a fio binary of the same
+ * version (see README.md).
  */
 #include <stddef.h>
 #include <endian.h>
@@ -53,12 +54,19 @@
 #include "../oslib/blkzoned.h"	/* zonemode=zbd off NVMe: fio's block layer path */
 
 /*
- * The fio ops ABI this engine is written against (fio 3.33's); build.sh
- * checks a FIO_SRC tree for it before compiling, with a clearer message.
+ * The oldest fio ops ABI this engine builds against: fio 3.33's (Debian
+ * 12). Built into a fio tree, it takes that tree's headers, so any newer
+ * fio fits as long as it compiles (tested: 3.33 and 3.41, whose version is
+ * 39; the hooks 3.41 added, get_max_active_zones and finish_zone among
+ * them, are optional, and fio's block-layer fallback answers them on the
+ * block node). The shared object (URINGCMD_EXTERNAL) runs only in the fio
+ * it was built for: fio refuses another FIO_IOOPS_VERSION when it loads
+ * it, and uc_check_fio() another release of the same one. build.sh checks
+ * a FIO_SRC tree for it before compiling, with a clearer message.
  */
-#define UC_FIO_IOOPS_VERSION	31
-#if FIO_IOOPS_VERSION != UC_FIO_IOOPS_VERSION
-#error "uringcmd is written against FIO_IOOPS_VERSION 31 (fio 3.33)"
+#define UC_FIO_IOOPS_OLDEST	31
+#if FIO_IOOPS_VERSION < UC_FIO_IOOPS_OLDEST
+#error "uringcmd needs FIO_IOOPS_VERSION 31 (fio 3.33) or newer"
 #endif
 /* The version of the fio tree built against: fio's Makefile defines it. */
 #ifdef FIO_VERSION

@@ -3,20 +3,25 @@
 # The fio engine's checks that run on the host, whose kernel does not have
 # the uringcmd series (nothing built here is ever loaded into it):
 #   fio_enghelp[host]         fio --enghelp=uringcmd lists the options, with
-#                             the built-in engine and with /usr/bin/fio
+#                             the built-in engine of both fios (3.33 and
+#                             3.41, make fio-next) and with /usr/bin/fio
 #                             loading build/fio/lib/uringcmd by name
+#   fio_external_abi[host]    fio 3.41 refuses the shared object built for
+#                             3.33 (fio's own FIO_IOOPS_VERSION check), in
+#                             one line, before the engine runs
 #   fio_unpatched_kernel[host] a block-query job on a loop device fails at
 #                             once with one line saying the kernel lacks
 #                             the series
 #   fio_src_version[host]     make fio FIO_SRC=tree stops before compiling,
 #                             in one line naming both versions, when the
-#                             tree's FIO_IOOPS_VERSION is not the engine's;
-#                             and names an unconfigured tree
+#                             tree's FIO_IOOPS_VERSION is older than fio
+#                             3.33's; and names an unconfigured tree
 # Prints PASS/FAIL/SKIP lines as tests/run.sh does.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 fio=$top/build/fio/src/fio
+fio_next=$top/build/fio-3.41/src/fio
 lib=$top/build/fio/lib
 work=$(mktemp -d /tmp/uringcmd-fio-host.XXXXXX)
 loopdev=
@@ -30,7 +35,7 @@ verdict() { echo "$1 $2${3:+: $3}"; }
 
 enghelp() {
 	local name='fio_enghelp[host]' bin
-	for bin in "$fio" "LD_LIBRARY_PATH=$lib /usr/bin/fio"; do
+	for bin in "$fio" "$fio_next" "LD_LIBRARY_PATH=$lib /usr/bin/fio"; do
 		# shellcheck disable=SC2086 # "VAR=value prog" split on purpose
 		if ! env $bin --enghelp=uringcmd >"$work/help" 2>&1 ||
 			! grep -q '^cmd  *: The command each I/O unit issues' "$work/help" ||
@@ -63,11 +68,27 @@ unpatched_kernel() {
 	fi
 }
 
+# An engine built for one fio is loaded by no other: fio 3.41 (ops version
+# 39) refuses 3.33's (31) when it loads it, and says so.
+external_abi() {
+	local name='fio_external_abi[host]' rc=0
+	timeout -k 5 60 "$fio_next" --name=h --ioengine="external:$lib/uringcmd" \
+		--cmd=block-query --filename=/dev/null --rw=read --bs=4k --number_ios=1 \
+		>"$work/abi" 2>&1 || rc=$?
+	if ! grep -q '^bad ioops version 31 (want [0-9]*)' "$work/abi"; then
+		verdict FAIL "$name" "exit $rc, $(head -n 2 "$work/abi" | tr '\n' ' ')"
+	elif grep -q 'uringcmd' "$work/abi"; then
+		verdict FAIL "$name" "the engine ran: $(grep -m 1 uringcmd "$work/abi")"
+	else
+		verdict PASS "$name"
+	fi
+}
+
 # A made-up tree: only what build.sh reads before it compiles anything.
 src_version() {
 	local name='fio_src_version[host]' tree=$work/fio-tree rc=0
 	mkdir -p "$tree"
-	printf '#define FIO_IOOPS_VERSION\t99\n' >"$tree/ioengines.h"
+	printf '#define FIO_IOOPS_VERSION\t30\n' >"$tree/ioengines.h"
 	FIO_SRC=$tree "$top/fio-engine/build.sh" "$work/fio-out" "$top/build/headers/include" \
 		>"$work/src.out" 2>&1 || rc=$?
 	if [ "$rc" = 0 ] || ! grep -q "is not configured" "$work/src.out"; then
@@ -78,8 +99,8 @@ src_version() {
 	rc=0
 	FIO_SRC=$tree "$top/fio-engine/build.sh" "$work/fio-out" "$top/build/headers/include" \
 		>"$work/src.out" 2>&1 || rc=$?
-	if [ "$rc" = 0 ] || ! grep -q "has FIO_IOOPS_VERSION 99; the engine is written against 31" "$work/src.out"; then
-		verdict FAIL "$name" "FIO_IOOPS_VERSION 99: exit $rc, $(head -n 1 "$work/src.out")"
+	if [ "$rc" = 0 ] || ! grep -q "has FIO_IOOPS_VERSION 30; the engine needs 31 (fio 3.33) or newer" "$work/src.out"; then
+		verdict FAIL "$name" "FIO_IOOPS_VERSION 30: exit $rc, $(head -n 1 "$work/src.out")"
 	elif [ -e "$tree/engines" ] || [ -s "$tree/config-host.mak" ]; then
 		verdict FAIL "$name" "the refused tree was changed"
 	else
@@ -87,10 +108,13 @@ src_version() {
 	fi
 }
 
-if [ ! -x "$fio" ]; then
-	verdict FAIL fio_engine_host "$fio missing: make fio"
-	exit 0
-fi
+for f in "$fio" "$fio_next"; do
+	if [ ! -x "$f" ]; then
+		verdict FAIL fio_engine_host "$f missing: make fio fio-next"
+		exit 0
+	fi
+done
 enghelp
+external_abi
 unpatched_kernel
 src_version
