@@ -96,7 +96,8 @@ guest() {
 		--results "$results/$name" -- \
 		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) \
 		TEST_FUZZ_COUNT="${TEST_FUZZ_COUNT:-20000}" ${TEST_FUZZ_SEED:+TEST_FUZZ_SEED="$TEST_FUZZ_SEED"} \
-		TEST_STRICT=1 TEST_RESULTS_HOST="$results/$name/tests" "$@" \
+		TEST_STRICT=1 TEST_RESULTS_HOST="$results/$name/tests" \
+		${TEST_FIO_NEXT+TEST_FIO_NEXT="$TEST_FIO_NEXT"} "$@" \
 		"$top/tests/run.sh" "$top/build/tests" /run/results/tests |
 		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/$name: &/" \
 			-e "${tag:+s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[$tag]/}" |
@@ -108,7 +109,10 @@ guest() {
 # The suite, in a guest with two namespaces on one controller with a poll
 # queue, and after them one of each format users meet (qemu/check-formats,
 # shared with make test and make shell). It also sets up an nvmet target
-# over loop and tcp in the guest.
+# over loop and tcp in the guest. The fio_* tests run twice, with fio 3.33
+# and fio 3.41 (run.sh's TEST_FIO_NEXT); make check DEBUG=1 sets
+# TEST_FIO_NEXT empty: the debug kernel's boot is the long one, and what
+# differs between the fios is user space, which the plain run covers.
 formats=()
 while IFS= read -r f; do
 	formats+=(--ns "$f")

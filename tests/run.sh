@@ -16,6 +16,7 @@
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
 #   nvme_*, fio_*, bench_*  once: NVME_DEV NVME_CHAR NVME_CTRL;
+#             fio_* once more as name[fio-3.41] with TEST_FIO_NEXT;
 #             nvme_bdev_* once more on a head node of an nvmet
 #             subsystem (tests/nvmet.sh): the file namespace's, but
 #             nvme_bdev_faults on the slow namespace's
@@ -82,6 +83,10 @@
 #   TEST_FIO           fio with ioengine=uringcmd built in (build/fio/src/fio)
 #   TEST_FIO_LIB       folder of the engine built for the system fio
 #                      (build/fio/lib)
+#   TEST_FIO_NEXT      the second fio with the engine built in, each fio_*
+#                      test run again with it as TEST_FIO (make fio-next's
+#                      build/fio-3.41/src/fio; empty: none; missing: a
+#                      failed step under TEST_STRICT, a note otherwise)
 #   TEST_STRICT        1 (make check): fail, not just note, a missing
 #                      default block device (null_blk, the two loops), an
 #                      unreadable kernel log or a failed nvmet teardown, and
@@ -134,6 +139,11 @@ nullb_dev=${TEST_NULLB_DEV:-/dev/nullb0}
 # What the fio_* tests use, from the checkout this script lives in.
 export TEST_FIO=${TEST_FIO:-$here/../build/fio/src/fio}
 export TEST_FIO_LIB=${TEST_FIO_LIB:-$here/../build/fio/lib}
+fio_next=${TEST_FIO_NEXT-$here/../build/fio-3.41/src/fio}
+fio_next_tag=
+if [ -n "$fio_next" ]; then
+	fio_next_tag=$("$fio_next" --version 2>/dev/null) || fio_next_tag=
+fi
 export TEST_FIO_EXAMPLES=$here/../fio-engine/examples
 export TEST_LIB=$here/lib
 export TEST_NULLB_DEV=$nullb_dev
@@ -594,8 +604,23 @@ for bin in "$bindir"/*; do
 		timeout_s=$((timeout_s * 3)) run_test "$test" "$bin" \
 			"$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
-	nvme_*|fio_*)
+	nvme_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		;;
+	fio_*)
+		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		# the same test with the second fio (issue 28: two fio versions)
+		if [ -n "$fio_next_tag" ]; then
+			TEST_FIO=$fio_next run_test "${test}[$fio_next_tag]" "$bin" \
+				"$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		elif [ -n "$fio_next" ] && [ -z "${fio_next_noted:-}" ]; then
+			fio_next_noted=1
+			if [ "$strict" = 1 ]; then
+				fail_step "setup[fio-next]" "$fio_next does not run: make fio-next"
+			else
+				note "$fio_next does not run (make fio-next): the fio_* tests with one fio only"
+			fi
+		fi
 		;;
 	check_device)
 		# a nested run.sh of a few tests on namespace 2, in one test

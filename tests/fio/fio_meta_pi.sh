@@ -12,7 +12,9 @@
 # controller on the write and by the engine and controller on reads, on the
 # type 1 and the type 3 namespace, and a read of them expecting another
 # application tag, which fails; pi_act (default 1, as fio's) having no
-# effect on a namespace without PI; refusals of what cannot work.
+# effect on a namespace without PI; fio's own examples/uring-cmd-pi-sb.fio
+# where the tree of the fio under test has it (3.41's); refusals of what
+# cannot work.
 #
 #   fio_meta_pi.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO, TEST_FIO_EXAMPLES, TEST_LIB.
@@ -140,6 +142,15 @@ if [ -n "$pins" ]; then
 		"NVMe status 0x(4)?283 |application tag check failed" --filename="$pins" \
 		--rw=read --size=4k --md_per_io_size=64 --pi_act=0 --pi_chk=APPTAG \
 		--apptag=0x1234
+	# fio's own example for PI with a separate metadata buffer (fio 3.41's
+	# tree has it, 3.33's not): pi_act=0 writes and reads, every field
+	# checked, 8 bytes of PI a 512-byte block
+	if fio_example uring-cmd-pi-sb.fio "$pins" 4M; then
+		run_job uring-cmd-pi-sb "$work/uring-cmd-pi-sb.fio" -- \
+			write:write:1024 read:read:1024
+	else
+		echo "# $(dirname "$fio")/examples has no uring-cmd-pi-sb.fio"
+	fi
 else
 	echo "# no PI type 1 namespace: PI jobs not run"
 fi

@@ -12,7 +12,8 @@
 # write pointers after the same resets; a random-write zbd job, verified,
 # whose zones' write pointers add up to the bytes fio wrote (every write
 # job at queue depth 1: fio-engine/README.md says why); fio's own zbd checks refuse a wrong zonesize= and a job without
-# direct=1, as on any host-managed block device.
+# direct=1, as on any host-managed block device; fio's own
+# examples/uring-cmd-zoned.fio from the tree of the fio under test.
 #
 #   fio_zbd.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO, TEST_LIB, TEST_DEVICE_ONLY.
@@ -190,4 +191,15 @@ grep -q "fio: uringcmd: zonemode=zbd writes at iodepth=4 may reach a zone out of
 	"$work/deep.out" "$work/deep.all" ||
 	fail "iodepth=4: no warning: $(grep -h -m 2 uringcmd "$work/deep.out" "$work/deep.all" | tr '\n' ' ')"
 expect_wp 2 $((half + 65536)) "after deep: "
+
+# fio's own example for zonemode=zbd (both trees have it) on the block
+# node: direct=1 added, 16 MiB a job (two zones) instead of 1G; random
+# and sequential writes at queue depth 1, verified, SQPOLL, registered
+# files.
+fio_example uring-cmd-zoned.fio "$zns" 16M direct=1 ||
+	fail "no uring-cmd-zoned.fio in $(dirname "$fio")/examples"
+jobs=$((16 << 20 >> 18))
+run_job uring-cmd-zoned "$work/uring-cmd-zoned.fio" -- \
+	rand-write:write:$jobs rand-write:read:$jobs write-opts:write:$jobs \
+	write-opts:read:$jobs randwrite-opts:write:$jobs randwrite-opts:read:$jobs
 rm -rf "$work"

@@ -29,3 +29,23 @@ run_job() {
 	[ "$fmt" = json ] || sed -n '/^{/,/^}/p' "$out" >"$work/$name.json"
 	python3 "$check" "$work/$name.json" "$@" || fail "$name: output check failed"
 }
+
+# fio_example FILE DEV SIZE [LINE]: fio's own examples/FILE, from the tree
+# of the fio under test ($fio's folder), into $work/FILE for the uringcmd
+# engine: ioengine=uringcmd instead of io_uring_cmd, filename=DEV instead
+# of /dev/ng0n1, size=SIZE instead of its size (1G does not fit make
+# test's namespaces), and LINE, if given, after [global]; nothing else
+# may differ. Status 1, and nothing written, where that tree has no FILE
+# (fio 3.33's has fewer examples than 3.41's).
+fio_example() {
+	local src job=$work/$1 want=3
+	src=$(dirname "$fio")/examples/$1
+	[ -f "$src" ] || return 1
+	sed -e 's/^ioengine=io_uring_cmd$/ioengine=uringcmd/' \
+		-e "s|^filename=/dev/ng0n1\$|filename=$2|" \
+		-e "s/^size=[0-9]*[KMG]\$/size=$3/" \
+		${4:+-e "s/^\\[global\\]\$/&\\n$4/"} "$src" >"$job"
+	[ -z "${4:-}" ] || want=4
+	[ "$(diff "$src" "$job" | grep -c '^>')" = "$want" ] ||
+		fail "$1: not exactly ioengine=, filename=, size=${4:+ and $4} changed: $(diff "$src" "$job" | grep '^[<>]' | tr '\n' ' ')"
+}
