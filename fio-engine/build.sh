@@ -20,8 +20,8 @@
 #                           ioengine=external:BUILDDIR/lib/uringcmd
 #
 # FIO_RELEASE: a fio release kernel/PINNED names on a "source:fio" line
-# (version, sha256, path under Debian's archive): fetched with apt-helper,
-# which checks the sha256, and extracted into BUILDDIR/src. The default
+# (version, sha256, path under Debian's archive): fetched and extracted
+# into BUILDDIR/src by kernel/source.sh, which checks the sha256. The default
 # (empty, or the installed fio's upstream version) is the apt pin above.
 #
 # FIO_SRC=path: a fio source tree of the user's instead of Debian's,
@@ -43,8 +43,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 FIO_DEB_VERSION=$(sed -n 's/^fio //p' "$here/../kernel/PINNED")
 release=${FIO_RELEASE:-}
 [ "$release" != "${FIO_DEB_VERSION%%-*}" ] || release=
-# Debian's archive, where kernel/PINNED's source: lines point
-ARCHIVE=${UC_DEBIAN_ARCHIVE:-http://deb.debian.org/debian}
 # As debian/rules configures it, minus what only gfio and nbd need.
 FIO_CONFIGURE="--disable-native --prefix=/usr"
 # The project's library (header-only): lib/uringcmd-nvme.h
@@ -112,30 +110,16 @@ ensure_deb_src() {
 		die "apt-get update failed (see $out/apt.log)"
 }
 
-# FIO_RELEASE: the orig tarball kernel/PINNED pins, from Debian's pool.
-# apt-helper (apt's own, on every Debian) checks the sha256 and leaves
-# nothing behind on a mismatch.
+# FIO_RELEASE: the orig tarball kernel/PINNED pins, from Debian's archive
+# (kernel/source.sh checks its sha256).
 fetch_release() {
 	[ -f "$src/.uringcmd-extracted" ] && return 0
-	pin=$(awk -v v="$release" '$1 == "source:fio" && $2 == v { print $3, $4 }' "$here/../kernel/PINNED")
-	[ -n "$pin" ] || die "FIO=$release: kernel/PINNED has no 'source:fio $release' line (the fio releases this builds: $(awk '$1 == "source:fio" { printf "%s ", $2 }' "$here/../kernel/PINNED")and ${FIO_DEB_VERSION%%-*})"
-	sum=${pin%% *} path=${pin#* }
-	tarball=$out/${path##*/}
 	[ -f "$hdrs/linux/blkdev.h" ] ||
 		die "$hdrs/linux/blkdev.h missing: make headers first"
 	first=1
-	progress "fetching fio $release's source from Debian's archive ($ARCHIVE/$path), then building fio with ioengine=uringcmd (about a minute)"
-	if ! [ -f "$tarball" ] || ! echo "$sum  $tarball" | sha256sum -c --status; then
-		rm -f "$tarball"
-		/usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file \
-			"$ARCHIVE/$path" "$tarball" "SHA256:$sum" >"$out/fetch.log" 2>&1 ||
-			die "fetching $ARCHIVE/$path (sha256 $sum) failed (see $out/fetch.log)"
-	fi
-	rm -rf "$src"
-	mkdir -p "$src"
-	tar -xzf "$tarball" -C "$src" --strip-components=1 ||
-		die "extracting $tarball failed"
-	touch "$src/.uringcmd-extracted"
+	progress "fetching fio $release's source from Debian's archive, then building fio with ioengine=uringcmd (about a minute)"
+	"$here/../kernel/source.sh" fio "$release" "$out" ||
+		die "no fio $release source (the fio releases this builds: ${FIO_DEB_VERSION%%-*} and those of kernel/PINNED's source:fio lines)"
 }
 
 fetch() {
@@ -157,7 +141,7 @@ fetch() {
 # without our flags, so configure runs here whenever the marker is gone.
 configure() {
 	ln -sf "$here/uringcmd.c" "$src/engines/uringcmd.c"
-	marker="# uringcmd: $hdrs $lib $out"
+	marker="# uringcmd: $hdrs $lib $out (2)"
 	if grep -qsxF "$marker" "$src/config-host.mak"; then
 		return 0
 	fi
@@ -181,6 +165,11 @@ configure() {
 		echo "$out/lib/uringcmd: engines/uringcmd.c engines/uringcmd.o"
 		printf '\t@mkdir -p $(@D)\n'
 		printf '\t$(CC) $(CPPFLAGS) $(CFLAGS) %s -DURINGCMD_EXTERNAL -fPIC -shared -o $@ $< -luring -lnvme\n' "$flags"
+		echo "# the engine compiled alone into another folder, as the built-in one"
+		echo "# (tests/host/liburing_trixie.sh: against another liburing, CC=)"
+		echo "%/uringcmd-alone.o: engines/uringcmd.c engines/uringcmd.o"
+		printf '\t@mkdir -p $(@D)\n'
+		printf '\t$(CC) $(CPPFLAGS) $(CFLAGS) %s -c -o $@ $<\n' "$flags"
 		echo "# uringcmd end"
 	} >>"$src/config-host.mak"
 }

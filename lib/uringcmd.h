@@ -138,7 +138,8 @@ static inline void uringcmd_sqe128_clear(struct io_uring_sqe *sqe)
  * @offset: first byte, a multiple of the logical block size
  * @nbytes: bytes to discard, a multiple of the logical block size
  *
- * liburing 2.8's helper, defined only for an older liburing; same signature
+ * liburing 2.8's helper (Debian 13's 2.9 has it), defined here only for an
+ * older liburing, Debian 12's 2.3 among them; same signature
  * and same SQE: IORING_OP_URING_CMD, cmd_op BLOCK_URING_CMD_DISCARD, the
  * range in sqe->addr and sqe->addr3, no payload. The kernel invalidates
  * the page cache of the range first, but unlike the BLKDISCARD ioctl it
@@ -429,7 +430,8 @@ enum {
  * @optlen: its length in bytes (a value, not a pointer); 0 for
  *	SIOCINQ/SIOCOUTQ
  *
- * liburing 2.5's helper, defined only for an older liburing, same SQE:
+ * liburing 2.5's helper (Debian 13's 2.9 has it), defined here only for an
+ * older liburing, Debian 12's 2.3 among them; same SQE:
  * the optval, level, optname and optlen fields that liburing 2.3's struct
  * io_uring_sqe lacks are addr3, the two halves of addr and file_index.
  *

@@ -45,7 +45,9 @@ gate() {
 # own, and W=1 + sparse on the files they touch, base against tip; the fio
 # engine on this kernel. The newcomer's commands: the pin check with a
 # stubbed apt, make help, make install of the library and a program built
-# against it, KERNEL= with a foreign kernel's config, make run as a first
+# against it, the library and the programs built against Debian 13's
+# liburing 2.9 (tests/host/liburing_trixie.sh), KERNEL= with a foreign
+# kernel's config, make run as a first
 # one meets it (kernel/run.config's kernel, one boot; not with
 # --given-kernel, make check KERNEL=, which builds no kernel); make deb
 # from this kernel's config, its packaged kernel booted (tests/host/deb.sh;
@@ -72,6 +74,7 @@ elif [ "$gates" = 1 ]; then
 	gate make_help "$top/tests/host/make_help.sh"
 	gate lib_install "$top/tests/host/lib_install.sh"
 	gate lib_pi "$top/tests/host/lib_pi.sh"
+	gate liburing_trixie "$top/tests/host/liburing_trixie.sh"
 	gate foreign_kernel "$top/tests/host/foreign_kernel.sh"
 	[ "$given" = 1 ] || gate make_run "$top/tests/host/make_run.sh"
 	[ "$given" = 1 ] || gate deb "$top/tests/host/deb.sh"
