@@ -53,6 +53,10 @@ usage() {
 	exit 2
 }
 [ $# -eq 2 ] || usage
+if [ -n "$release" ] && ! grep -q "^source:fio $release " "$here/../kernel/PINNED"; then
+	echo "fio-engine/build.sh: FIO=$release: the fio releases this builds are ${FIO_DEB_VERSION%%-*} (Debian 12's) and $(sed -n 's/^source:fio \([^ ]*\) .*/\1/p' "$here/../kernel/PINNED" | tr '\n' ' ')(kernel/PINNED's source:fio lines)" >&2
+	exit 1
+fi
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 hdrs=$(cd "$2" && pwd)
@@ -118,8 +122,7 @@ fetch_release() {
 		die "$hdrs/linux/blkdev.h missing: make headers first"
 	first=1
 	progress "fetching fio $release's source from Debian's archive, then building fio with ioengine=uringcmd (about a minute)"
-	"$here/../kernel/source.sh" fio "$release" "$out" ||
-		die "no fio $release source (the fio releases this builds: ${FIO_DEB_VERSION%%-*} and those of kernel/PINNED's source:fio lines)"
+	"$here/../kernel/source.sh" fio "$release" "$out" || exit 1
 }
 
 fetch() {
