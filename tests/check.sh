@@ -113,9 +113,9 @@ guest() {
 # queue, and after them one of each format users meet (qemu/check-formats,
 # shared with make test and make shell). It also sets up an nvmet target
 # over loop and tcp in the guest. The fio_* tests run twice, with fio 3.33
-# and fio 3.41 (run.sh's TEST_FIO_NEXT); make check DEBUG=1 sets
-# TEST_FIO_NEXT empty: the debug kernel's boot is the long one, and what
-# differs between the fios is user space, which the plain run covers.
+# and fio 3.41 (run.sh's TEST_FIO_NEXT); make check DEBUG=1 and make check
+# KVER=6.12 set TEST_FIO_NEXT empty: what differs between the fios is user
+# space, which the plain 6.1 run covers, and CI's time goes to the kernels.
 formats=()
 while IFS= read -r f; do
 	formats+=(--ns "$f")
