@@ -2144,7 +2144,11 @@ static bool has_iopoll(const struct target *t)
  * (kmalloc(), -ENOMEM past what it gives), later ones map the user's
  * pages (bio_integrity_map_user(): -E2BIG for more than the queue's
  * max_hw_sectors or BIO_MAX_VECS pages), so a namespace with separate
- * metadata may also answer -E2BIG for a buffer that large.
+ * metadata may also answer -E2BIG for a buffer that large, and
+ * -EOVERFLOW for one whose range wraps past the top of the address
+ * space: they do not check it with access_ok() first, and
+ * pin_user_pages_fast() refuses such a range so (seen on 6.12 under the
+ * debug kernel's failslab, a 40-byte buffer at 0xfffffffffffffff8).
  */
 static void expect_nvme(const struct target *t, const struct slot *s,
 			struct expect *e)
@@ -2161,6 +2165,9 @@ static void expect_nvme(const struct target *t, const struct slot *s,
 		if (c.metadata && c.metadata_len &&
 		    ((!t->max_xfer || c.metadata_len > t->max_xfer) || pages > 256))
 			allow(e, E2BIG);
+		if (c.metadata && c.metadata_len &&
+		    c.metadata + c.metadata_len < c.metadata)
+			allow(e, EOVERFLOW);
 	}
 	e->ok = true;
 }
