@@ -600,9 +600,12 @@ for bin in "$bindir"/*; do
 		done
 		;;
 	bench_*)
-		# every benchmark point and three fio jobs, short but many
-		timeout_s=$((timeout_s * 3)) run_test "$test" "$bin" \
-			"$nvme_dev" "$nvme_char" "$nvme_ctrl"
+		# every benchmark point and three fio jobs, short but many;
+		# the floor's null-co reads go to namespace 2, found by its
+		# nsid (6.12 names namespaces in the order its scan finds
+		# them: /dev/nvme0n2 may be another format's namespace)
+		BENCH_NULL_DEV=$(ctrl_ns_by_nsid 2) timeout_s=$((timeout_s * 3)) \
+			run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
 		;;
 	nvme_*)
 		run_test "$test" "$bin" "$nvme_dev" "$nvme_char" "$nvme_ctrl"
