@@ -10,7 +10,7 @@
 # block node of its own for each namespace, on its transport's tag set.
 #   namespace 1: a file on tmpfs, for the nvme_bdev_* tests but faults;
 #   namespace 2: a memory-backed null_blk that completes every I/O after
-#                SLOW_NS (100 ms), so that commands are surely in flight
+#                SLOW_NS (250 ms), so that commands are surely in flight
 #                when a test removes a path or the namespace under them
 #                (nvmet over loop finishes a batch of 4 KiB reads from the
 #                page cache before the submitting syscall returns).
@@ -40,7 +40,7 @@ CFG=/sys/kernel/config/nvmet
 SUB=$CFG/subsystems/$NQN
 BACKING=/tmp/uringcmd-nvmet.img
 SLOW=/sys/kernel/config/nullb/uringcmd_nvmet_slow
-SLOW_NS=100000000
+SLOW_NS=250000000
 PORT_TCP=4420
 
 die() { echo "nvmet.sh: $*" >&2; exit 1; }

@@ -4,7 +4,7 @@
  * Usage: fabrics_paths HEADDEV [ns-remove]   with $TEST_NVMET naming tests/nvmet.sh
  *
  * Run by run.sh on the head node of the in-guest nvmet subsystem's slow
- * namespace (every I/O completes 100 ms after the target starts it, so the
+ * namespace (every I/O completes 250 ms after the target starts it, so the
  * commands are in flight when the fault comes), reached over loop and over
  * tcp (tests/nvmet.sh up, its second head). It leaves one path (tcp).
  *   - the block node is a multipath head with two paths;
@@ -16,7 +16,7 @@
  *     commands fail at once with -EBUSY (an unknown cmd_op still gets
  *     -EOPNOTSUPP);
  *   - the group is optimized again: commands succeed.
- * Each fault is written within 100 ms of the submission, so it met every
+ * Each fault is written within 250 ms of the submission, so it met every
  * read (the device holds each that long); each of the 64 ends with 0 and
  * its data (the blocks are stamped first, an identify equals the
  * controller's) or with what that fault may give: -EINTR or the status
@@ -76,7 +76,7 @@ static void run_nvmet(const char *args)
 		t_error("'%s' failed: %#x", cmd, ret);
 }
 
-#define SLOW_MS	100	/* tests/nvmet.sh's SLOW_NS */
+#define SLOW_MS	250	/* tests/nvmet.sh's SLOW_NS */
 
 /*
  * What a command in flight may end with when its path goes (io_uring_cmd.rst:
@@ -131,7 +131,7 @@ static void in_flight(unsigned int nr, bool admin, const char *args,
 	if (!out)
 		t_error("%s: all %u commands had completed before it, %d times: nothing was in flight",
 			args, nr, T_OVERLAP_TRIES);
-	/* the slow namespace holds each read 100 ms: a fault sooner met them */
+	/* the slow namespace holds each read 250 ms: a fault sooner met them */
 	if (gap >= SLOW_MS)
 		t_error("%s: begun %llu ms after the submission, not within the namespace's %u ms: not shown to meet the reads",
 			args, gap, SLOW_MS);

@@ -11,7 +11,7 @@
  *     equals the controller's) or with what a cancelled command gets
  *     (Command Aborted By Host, Host Pathing Error, -EINTR); on a slow
  *     namespace (TEST_NVME_SLOW=1, nvmet's null_blk that completes each
- *     I/O 100 ms after it starts) the reset must begin within 100 ms of the
+ *     I/O 250 ms after it starts) the reset must begin within 250 ms of the
  *     submission, so that it met every read; the controller answers
  *     again afterwards;
  *   - ring exit: a child submits 64 commands and exits at once;
@@ -35,8 +35,8 @@
 #define QD	64
 
 static struct t_nvme n;
-static bool slow;	/* TEST_NVME_SLOW=1: every I/O takes 100 ms */
-#define SLOW_MS	100	/* tests/nvmet.sh's SLOW_NS */
+static bool slow;	/* TEST_NVME_SLOW=1: every I/O takes 250 ms */
+#define SLOW_MS	250	/* tests/nvmet.sh's SLOW_NS */
 static unsigned char id_want[4096];
 static char ctrl_name[64];
 
@@ -100,7 +100,7 @@ static void test_reset(void)
 		t_info("reset with %u of %d in flight: %u completed with their data, %u NVMe status, %u errno",
 		       out, QD, t.ok, t.status, t.err);
 	/*
-	 * Where the device holds each read 100 ms, a reset begun sooner after
+	 * Where the device holds each read 250 ms, a reset begun sooner after
 	 * the submission met every read: proven, not only counted. (On QEMU's
 	 * PCIe drive a command in flight at the count may still complete
 	 * before the reset reaches the device: logged above, as counted.)
