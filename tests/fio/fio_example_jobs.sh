@@ -36,6 +36,11 @@ check=${TEST_LIB:-}/fio_check.py
 work=$(mktemp -d /tmp/fio-example-jobs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
+# fio_example from the shared helpers; run_job below is this test's own,
+# which takes a job file (or - for none) before fio's arguments
+# shellcheck source=../lib/fio_run.sh
+. "${TEST_LIB:-}/fio_run.sh"
+
 # run_job NAME JOBFILE|- [FIO ARGS...] -- CHECKS...: fio with JSON output,
 # then fio_check.py over it.
 run_job() {
@@ -153,12 +158,7 @@ fi
 # size=1G, which does not fit make test's 256 MiB namespace and would take
 # minutes under TCG: 4 MiB a job.
 ng_job=$(dirname "$fio")/examples/uring-cmd-ng.fio
-if [ -f "$ng_job" ]; then
-	sed -e 's/^ioengine=io_uring_cmd$/ioengine=uringcmd/' \
-		-e "s|^filename=/dev/ng0n1\$|filename=$dev|" \
-		-e 's/^size=1G$/size=4M/' "$ng_job" >"$work/uring-cmd-ng.fio"
-	[ "$(diff "$ng_job" "$work/uring-cmd-ng.fio" | grep -c '^>')" = 3 ] ||
-		fail "uring-cmd-ng.fio: not exactly ioengine=, filename= and size= replaced"
+if fio_example uring-cmd-ng.fio "$dev" 4M; then
 	run_job uring-cmd-ng "$work/uring-cmd-ng.fio" -- \
 		rand-write:write:1024 rand-read:read:1024 write-opts:write:1024
 else
