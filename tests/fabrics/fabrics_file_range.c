@@ -52,48 +52,6 @@ static struct io_uring ring;
 static struct iovec iov[NSEG];
 static unsigned char *spread;	/* 2 * NSEG pages: every other one used */
 
-#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
-
-/* "scan" into kmemleak; false if there is no kmemleak to ask */
-static bool kmemleak_scan(void)
-{
-	int fd = open(KMEMLEAK, O_WRONLY | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, "scan", 4) == 4;
-	if (!ok)
-		t_error("write scan to %s: %m", KMEMLEAK);
-	close(fd);
-	return ok;
-}
-
-/* the unreferenced objects kmemleak lists whose record names @fn */
-static unsigned int kmemleak_count(const char *fn)
-{
-	FILE *f = fopen(KMEMLEAK, "re");
-	char line[512];
-	unsigned int n = 0;
-	bool in_rec = false, counted = false;
-
-	if (!f) {
-		t_error("open %s: %m", KMEMLEAK);
-		return 0;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "unreferenced object", 19)) {
-			in_rec = true;
-			counted = false;
-		} else if (in_rec && !counted && strstr(line, fn)) {
-			n++;
-			counted = true;
-		}
-	}
-	fclose(f);
-	return n;
-}
-
 static void fill(unsigned char seed)
 {
 	int i;
@@ -225,18 +183,7 @@ int main(int argc, char **argv)
 	io_uring_queue_exit(&ring);
 	t_nvme_close(&n);
 
-	if (access(KMEMLEAK, W_OK) == 0) {
-		unsigned int leaks;
-
-		sleep(6);
-		if (kmemleak_scan() && kmemleak_scan()) {
-			leaks = kmemleak_count("nvmet_file_execute_rw");
-			if (leaks)
-				t_error("kmemleak: %u unreferenced objects allocated in nvmet_file_execute_rw() (the bvec arrays of out-of-range commands)",
-					leaks);
-			else
-				t_info("kmemleak: no unreferenced object from nvmet_file_execute_rw()");
-		}
-	}
+	t_kmemleak_check("nvmet_file_execute_rw",
+			 "the bvec arrays of out-of-range commands");
 	return t_result();
 }

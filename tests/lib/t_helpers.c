@@ -998,3 +998,65 @@ int t_ioctl32(int fd, __u32 cmd, void *arg, size_t len)
 	return -ENOSYS;
 }
 #endif
+
+#define T_KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/* "scan" into kmemleak */
+static bool t_kmemleak_scan(void)
+{
+	int fd = open(T_KMEMLEAK, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0) {
+		t_error("open %s: %m", T_KMEMLEAK);
+		return false;
+	}
+	ok = write(fd, "scan", 4) == 4;
+	if (!ok)
+		t_error("write scan to %s: %m", T_KMEMLEAK);
+	close(fd);
+	return ok;
+}
+
+int t_kmemleak_check(const char *fn, const char *what)
+{
+	char line[512], rec[4096] = "", first[4096] = "";
+	bool in_rec = false, counted = false;
+	int n = 0;
+	FILE *f;
+
+	if (access(T_KMEMLEAK, W_OK))
+		return -1;
+	t_sleep_ms(6000);
+	if (!t_kmemleak_scan() || !t_kmemleak_scan())
+		return 0;
+	f = fopen(T_KMEMLEAK, "re");
+	if (!f) {
+		t_error("open %s: %m", T_KMEMLEAK);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "unreferenced object", 19)) {
+			in_rec = true;
+			counted = false;
+			rec[0] = '\0';
+		}
+		if (in_rec && strlen(rec) + strlen(line) < sizeof(rec))
+			strcat(rec, line);
+		if (in_rec && !counted && strstr(line, fn)) {
+			n++;
+			counted = true;
+		}
+		if (counted && n == 1)
+			snprintf(first, sizeof(first), "%s", rec);
+	}
+	fclose(f);
+	if (n) {
+		t_info("the first of them:\n%s", first);
+		t_error("kmemleak: %d unreferenced objects allocated through %s() (%s)",
+			n, fn, what);
+	} else {
+		t_info("kmemleak: no unreferenced object allocated through %s()", fn);
+	}
+	return n;
+}

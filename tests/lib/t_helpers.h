@@ -253,4 +253,19 @@ void t_sleep_ms(unsigned int ms);
  */
 int t_wait_pid(pid_t pid, unsigned int ms);
 
+/* ---- kmemleak (the debug kernel) ----------------------------------------- */
+
+/*
+ * Leaks of the objects a test just made, where kmemleak is: wait 6 s,
+ * scan twice (kmemleak reports an object only when it is older than 5 s
+ * and unchanged since the previous scan, so one scan right after the
+ * commands reports none), then count the unreferenced objects whose
+ * record (its allocation backtrace) names function @fn, which must be one
+ * the compiler cannot inline; any is a t_error() naming @what, with the
+ * first record in the output. Returns
+ * that count, or -1 if there is no kmemleak to ask (nothing is checked).
+ * The objects stay listed for tests/run.sh's own scan.
+ */
+int t_kmemleak_check(const char *fn, const char *what);
+
 #endif /* T_HELPERS_H */
