@@ -16,7 +16,7 @@ run_fabrics() {
 	# any test that runs here, named alone or by a pattern
 	dev=
 	for t in fabrics_paths fabrics_file_range nvme_bdev_admin nvme_bdev_io \
-		nvme_bdev_errors nvme_bdev_load nvme_bdev_faults; do
+		nvme_bdev_errors nvme_bdev_load nvme_bdev_faults nvme_perm_matrix; do
 		! selected "$t" || dev=1
 	done
 	[ -n "$dev" ] || { selected uring_fuzz && [ "${TEST_FUZZ_NVMET:-1}" = 1 ]; } || return 0
@@ -73,6 +73,18 @@ run_fabrics() {
 	if selected fabrics_paths; then
 		run_test "fabrics_paths[nvmet-$slow]" \
 			env TEST_NVMET="$here/nvmet.sh" "$bindir/fabrics_paths" "/dev/$slow"
+	fi
+	# the head outlives the controller that created it (loop, connected
+	# first): every passthrough path that reads the Commands Supported and
+	# Effects log (the ioctl's nvme_passthru_start(), nvme_cmd_allowed()
+	# for a caller without CAP_SYS_ADMIN) must read a live path's, not
+	# the freed controller's (KASAN on the debug kernel)
+	if [ -z "$other" ] && [ -x "$bindir/nvme_perm_matrix" ] && selected nvme_perm_matrix; then
+		first_ctrl_gone &&
+			run_test "nvme_perm_matrix[nvmet-$head,first-ctrl-gone]" \
+				"$bindir/nvme_perm_matrix" "/dev/$head"
+	fi
+	if selected fabrics_paths; then
 		# under lockdep with the one report it trips allowed: the run
 		# is last of the fabrics tests, since lockdep is off after it
 		known_report=known_ns_remove_report \
@@ -81,6 +93,26 @@ run_fabrics() {
 			"$bindir/fabrics_paths" "/dev/$slow" ns-remove
 	fi
 	teardown_nvmet
+}
+
+# first_ctrl_gone: the loop controller, whose namespaces created the
+# heads, is deleted (fabrics_paths did it, or this does) and gone from
+# sysfs; otherwise a failed step and 1.
+first_ctrl_gone() {
+	local c i=0 err=$workdir/nvmet.err
+	c=$("$here/nvmet.sh" ctrl loop 2>"$err") || c=
+	if [ -n "$c" ] && ! "$here/nvmet.sh" drop loop 2>"$err"; then
+		fail_step "dropping the loop controller" "$(tail -n 1 "$err")" "$err"
+		return 1
+	fi
+	while [ -n "$c" ] && [ -e "/sys/class/nvme/$c" ] && [ "$i" -lt 100 ]; do
+		nap 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$c" ] && [ -e "/sys/class/nvme/$c" ]; then
+		fail_step "dropping the loop controller" "/sys/class/nvme/$c still there after 10 s"
+		return 1
+	fi
 }
 
 # Tear the nvmet target down under a kernel log marker, as a test is run:
