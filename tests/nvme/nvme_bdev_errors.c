@@ -6,6 +6,7 @@
  *   ring without SQE128, or without CQE32             -EOPNOTSUPP
  *   unknown cmd_op                                    -EOPNOTSUPP
  *   data buffer unmapped, in the kernel, read-only    -EFAULT
+ *     (also 16 pages, unmapped: uring_cmd and ioctl)
  *   metadata on a namespace without metadata          -EINVAL
  *   metadata_len without a metadata pointer there     0, as the ioctl
  *   registered buffer with a vectored command         -EINVAL (6.1: a WARN)
@@ -129,6 +130,38 @@ static void test_rings(void)
 	io_uring_queue_exit(&r);
 }
 
+/*
+ * A read of more pages than the block layer pins through its on-stack
+ * array (UIO_FASTIOV, 8) into unmapped memory: -EFAULT from uring_cmd and
+ * from the ioctl alike, many times over. The page array the extraction
+ * allocated must be freed on that error (6.12's bio_map_user_iov() left
+ * it: kmemleak on the debug kernel).
+ */
+static void unmapped_many_pages(void)
+{
+	__u32 bytes = 64 * 1024, i;
+	struct nvme_uring_cmd cmd;
+	int bad = 0;
+
+	if (n.max_bytes < bytes)
+		bytes = n.max_bytes;
+	if (bytes <= 8 * 4096 || bytes < n.lbs) {
+		t_info("not tried: reads of many pages (%s takes %u bytes at most)",
+		       n.bdev, n.max_bytes);
+		return;
+	}
+	/* 0x1000 and the pages after it: below mmap_min_addr, never mapped */
+	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, (void *)0x1000, bytes, 0,
+			 bytes / n.lbs);
+	for (i = 0; i < 32; i++) {
+		bad += run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0) != -EFAULT;
+		bad += t_nvme_ioctl(n.bfd, NVME_IOCTL_IO_CMD, &cmd, NULL) != -EFAULT;
+	}
+	if (bad)
+		t_error("%d of 64 reads of %u bytes into unmapped memory did not fail with -EFAULT (uring_cmd and ioctl)",
+			bad, bytes);
+}
+
 static void test_input(void)
 {
 	struct nvme_uring_cmd cmd;
@@ -160,6 +193,7 @@ static void test_input(void)
 	expect("IO read into an unmapped address",
 	       run(&ring, n.bfd, NVME_URING_CMD_IO, &cmd, 0), -EFAULT);
 	munmap(ro, 4096);
+	unmapped_many_pages();
 
 	/* metadata the namespace does not have */
 	uringcmd_nvme_rw(&cmd, nvme_cmd_read, n.nsid, buf, n.lbs, 0, 1);
@@ -658,5 +692,7 @@ int main(int argc, char **argv)
 	t_cq_quiet(&ring, "the test's ring at exit");
 	io_uring_queue_exit(&ring);
 	t_nvme_close(&n);
+	/* the page arrays of unmapped_many_pages(), on the debug kernel */
+	t_kmemleak_check("blk_rq_map_user_iov", "reads of 16 unmapped pages");
 	return t_result();
 }
