@@ -23,10 +23,14 @@ beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting, else
 in /proc/config.gz in the guest.
 
   -k, --kernel PATH     bzImage to boot (default: build/linux/obj/arch/x86/boot/bzImage)
-  -n, --namespaces N    namespaces on the controller (default 1)
+  -n, --namespaces N    namespaces on the controller (default 1; 0 and no
+                        --ns: no NVMe controller)
       --size MB         size of each namespace (default 256)
       --null            back namespaces with null-co (read-zeroes) instead of
                         image files under build/nvme/
+      --images DIR      the namespaces' image files in DIR instead of
+                        build/nvme/ (a second guest's own; an image that is
+                        there keeps its data across boots)
       --null-last       back only the last namespace with null-co (a floor
                         for benchmarks beside file-backed ones)
       --ns PROPS        one more namespace after the -n ones, formatted by
@@ -46,6 +50,14 @@ in /proc/config.gz in the guest.
       --mdts N          controller MDTS, as a power of two of 4 KiB (QEMU: 7)
       --queues N        I/O queue pairs (max_ioqpairs)
       --qmp PATH        QMP socket at PATH, for fault injection (device_del)
+      --pidfile PATH    QEMU writes its process id to PATH (for a SIGKILL)
+      --udp-link LPORT:PPORT
+                        a virtio-net NIC (ethN in the guest, the N-th of
+                        these, QEMU device id nicN for set_link) whose
+                        frames go as UDP datagrams from 127.0.0.1:LPORT to
+                        127.0.0.1:PPORT, where another guest's --udp-link
+                        PPORT:LPORT takes them: a private link between two
+                        QEMUs, nothing of the host's network. Repeatable
       --qmp-agent       let the guest send QMP commands: it writes one into
                         $UC_RESULTS/qmp/req.NAME and finds QEMU's answer in
                         resp.NAME (qemu/qmp-agent.py); namespace devices
@@ -81,6 +93,7 @@ USAGE
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
+images=$top/build/nvme pidfile='' links=()
 any_config=0 needs=$top/kernel/guest.config
 accel=tcg mem=2048 cpus=2 results='' icount=0 append=
 # make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
@@ -95,6 +108,9 @@ while [ $# -gt 0 ]; do
 	--size) size=$2; shift ;;
 	--ns) fmt_ns+=("$2"); shift ;;
 	--null) null=1 ;;
+	--images) images=$2; shift ;;
+	--pidfile) pidfile=$2; shift ;;
+	--udp-link) links+=("$2"); shift ;;
 	--null-last) null=last ;;
 	--subsys) subsys=1 ;;
 	--mdts) mdts=$2; shift ;;
@@ -144,7 +160,12 @@ check_setup() {
 		''|*[!0-9]*) die "'$n' is not a number" ;;
 		esac
 	done
-	[ "$namespaces" -ge 1 ] || die "need at least one namespace"
+	[ "$namespaces" -ge 1 ] || [ ${#fmt_ns[@]} = 0 ] ||
+		die "--ns needs at least one namespace before it (-n)"
+	local link
+	for link in ${links[@]+"${links[@]}"}; do
+		[[ $link =~ ^[0-9]+:[0-9]+$ ]] || die "--udp-link $link: want LPORT:PPORT"
+	done
 	[ "$any_config" = 1 ] || check_config
 	local spec prop props
 	for spec in ${fmt_ns[@]+"${fmt_ns[@]}"}; do
@@ -235,7 +256,7 @@ fmt_size() { # spec
 	printf '%s\n' "$mb"
 }
 
-# Namespaces: sparse images under build/nvme/, or null-co.
+# Namespaces: sparse images under build/nvme/ (--images), or null-co.
 nvme_args() {
 	local ctrl=nvme0 i dev=nvme private=
 	local extra=${mdts:+,mdts=$mdts}${queues:+,max_ioqpairs=$queues}
@@ -250,12 +271,12 @@ nvme_args() {
 	fi
 	# QEMU shares every namespace of a subsystem unless told otherwise.
 	[ "$subsys" = 1 ] && private=,shared=off
-	mkdir -p "$top/build/nvme"
+	mkdir -p "$images"
 	for i in $(seq 1 "$namespaces"); do
 		if [ "$null" = 1 ] || { [ "$null" = last ] && [ "$i" = "$namespaces" ]; }; then
 			qargs+=(-blockdev "driver=null-co,node-name=ns$i,size=$((size << 20)),read-zeroes=on")
 		else
-			local img=$top/build/nvme/ns$i.img
+			local img=$images/ns$i.img
 			truncate -s "${size}M" "$img"
 			qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off,discard=unmap")
 			qargs+=(-blockdev "driver=raw,node-name=ns$i,file=ns$i-file,discard=unmap")
@@ -271,7 +292,7 @@ nvme_args() {
 	local spec img
 	for spec in ${fmt_ns[@]+"${fmt_ns[@]}"}; do
 		i=$((i + 1))
-		img=$top/build/nvme/ns$i.img
+		img=$images/ns$i.img
 		rm -f "$img"
 		truncate -s "$(fmt_size "$spec")M" "$img"
 		qargs+=(-blockdev "driver=file,node-name=ns$i-file,filename=$img,cache.direct=off,discard=unmap")
@@ -281,6 +302,19 @@ nvme_args() {
 		*,shared=on,*) qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$(fmt_props "$spec")") ;;
 		*) qargs+=(-device "nvme-ns,id=$ctrl-ns$i,drive=ns$i,nsid=$i,bus=$ctrl$private$(fmt_props "$spec")") ;;
 		esac
+	done
+}
+
+# --udp-link: one virtio-net NIC each, its MAC made of its local port (the
+# two ends of a link differ) and its number
+link_args() {
+	local i=0 link lport
+	for link in ${links[@]+"${links[@]}"}; do
+		lport=${link%%:*}
+		qargs+=(-netdev "socket,id=net$i,udp=127.0.0.1:${link#*:},localaddr=127.0.0.1:$lport")
+		qargs+=(-device "virtio-net-pci,id=nic$i,netdev=net$i,mac=$(printf '52:54:00:%02x:%02x:%02x' \
+			$(( (lport >> 8) & 255 )) $((lport & 255)) "$i")")
+		i=$((i + 1))
 	done
 }
 
@@ -349,7 +383,9 @@ fi
 share root / ro
 share checkout "$top" ro
 share results "$results"
-nvme_args
+[ "$namespaces" = 0 ] || nvme_args
+link_args
+[ -z "$pidfile" ] || qargs+=(-pidfile "$pidfile")
 qargs+=(-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000 ro init=$top/qemu/guest-init.sh panic=-1 loglevel=4 uringcmd.top=$top $append")
 
 # Under KVM a kernel prints its first console line within a second or two;
