@@ -268,7 +268,7 @@ static void test_input(void)
 	}
 
 	/* more than the controller can transfer in one command */
-	if (n.max_bytes && n.max_bytes + 4096 <= 4 << 20) {
+	if (n.max_bytes && (__u64)n.max_bytes + 4096 <= 4 << 20) {
 		__u32 len = n.max_bytes + 4096;
 		void *big = t_alloc(len);
 
