@@ -102,8 +102,12 @@ static bool restore_dmb(void)
 	if (!dmb_changed)
 		return true;
 	dmb_changed = false;
+	/*
+	 * below UINT_MAX also where the saved value is far above it (an
+	 * nvme-tcp namespace without a discard limit: UINT_MAX sectors)
+	 */
 	up = (dmb_saved + dmb_gran - 1) / dmb_gran * dmb_gran;
-	below = dmb_saved / dmb_gran * dmb_gran;
+	below = (dmb_saved < UINT_MAX ? dmb_saved : UINT_MAX) / dmb_gran * dmb_gran;
 	want = up <= UINT_MAX ? dmb_saved : below;
 	t_write_u64(dmb_path, up <= UINT_MAX ? up : below);
 	if (t_read_u64(dmb_path, &now) || now != want) {
