@@ -46,7 +46,7 @@ endif
 # smaller one with only what the demo needs (kernel/run.config), which a
 # first build makes in about two thirds of the time. DEBUG=1: the debug
 # kernel.
-SUITE_GOALS := kernel check test shell fuzz checkpatch bisect warnings mutants
+SUITE_GOALS := kernel check test pair shell fuzz checkpatch bisect warnings mutants
 ifeq ($(filter 1,$(DEBUG))$(wildcard $(KOBJ)/arch/x86/boot/bzImage)$(filter $(SUITE_GOALS),$(MAKECMDGOALS)),)
 RUN_KOBJ     := $(KTREE)/obj-run
 RUN_KCONFIGS := $(strip kernel/run.config $(KVER_CONFIG))
@@ -113,7 +113,7 @@ DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
 endif
 
 .PHONY: help deps repin tree kernel run-kernel given-kernel headers tests fio bench-progs bench fuzz \
-	demo uc-nvme run test shell check check-device checkpatch bisect warnings mutants export-patches install uninstall \
+	demo uc-nvme run test pair shell check check-device checkpatch bisect warnings mutants export-patches install uninstall \
 	clean distclean
 
 help:
@@ -121,6 +121,9 @@ help:
 	@echo 'make check           the test suite (DEBUG=1: on the KASAN/lockdep kernel)'
 	@echo "make test T='PATTERN..'  only those tests (T='nvme_bdev_io block_query_*'):"
 	@echo '                     one boot like make check'"'"'s first, no gates'
+	@echo 'make pair            two guests: nvme-tcp from one to the other, the tests on'
+	@echo '                     the remote head, the target stopped, killed and rebooted'
+	@echo "                     and a link lost with commands in flight (make check's last)"
 	@echo "make shell           a root shell in the guest, with make check's namespaces"
 	@echo '                     run, check, test, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
@@ -306,6 +309,16 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
 		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) \
 		tests/run.sh $(BUILD)/tests /run/results/tests
+
+# Two guests joined by two private links (qemu/run-pair.sh): nvmet-tcp in
+# one, exporting its NVMe drive; the other connects over both links and
+# runs the block-node tests and the faults (the target paused, stopped,
+# killed and rebooted, a link lost) on the remote head. T as make test's
+# (the faults: fabrics_pair). Logs: build/results/pair/.
+pair: tests $(BOOT_DEP)
+	@qemu/run-pair.sh -k $(BZIMAGE) --timeout $(GUEST_TIMEOUT) --results $(BUILD)/results/pair -- \
+		TEST_TIMEOUT=$(TEST_TIMEOUT) TEST_CQE_TIMEOUT_MS=$$(( $(TEST_TIMEOUT) * 250 )) \
+		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/pair/tests $(if $(T),TEST_ONLY='$(T)')
 
 # The suite on the running kernel (a machine with the series installed) and
 # a namespace the user gives up: tests/check-device.sh says what it refuses.

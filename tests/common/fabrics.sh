@@ -12,6 +12,10 @@
 # paths and the slow namespace under load; the target is torn down after.
 run_fabrics() {
 	local heads head slow other t dev err=$workdir/nvmet.err fuzz_args ctrls
+	if [ "${TEST_PAIR:-0}" = 1 ]; then
+		run_pair
+		return 0
+	fi
 	[ "${TEST_FABRICS:-1}" = 1 ] || return 0
 	# any test that runs here, named alone or by a pattern
 	dev=
@@ -171,4 +175,41 @@ known_teardown_report() {
 	[ "$(grep -c -e "$LOCKDEP_RE" "$1")" = 1 ] &&
 		grep -q nvmet_tcp_release_queue_work "$1" &&
 		! grep -E "$SPLAT_RE" "$1" | grep -q -v -e "$LOCKDEP_RE" -e 'Call Trace:'
+}
+
+# The host guest of qemu/run-pair.sh (tests/pair.sh host): the head of the
+# other guest's namespace is NVME_DEV, and the nvme_bdev_* and block_*
+# tests ran on it in run.sh's loop. Here the faults with commands in
+# flight (fabrics_pair: the target paused, stopped, a link lost, the
+# target killed and rebooted; TEST_PAIR_FAULTS), then the target's kernel
+# log over all its boots, then the disconnect under a marker.
+run_pair() {
+	local f t0 klog=$workdir/target.klog target=${TEST_PAIR_TARGET:-} splat=''
+	selected fabrics_pair && [ -x "$bindir/fabrics_pair" ] || return 0
+	ntests=$((ntests + 1))
+	for f in ${TEST_PAIR_FAULTS:-pause stop link kill}; do
+		# a reboot of the target under TCG, and ctrl_loss_tmo to wait
+		timeout_s=$((timeout_s * 3)) run_test "fabrics_pair[$f]" \
+			"$bindir/fabrics_pair" "$nvme_dev" "$f"
+	done
+	# the target's kernel log: this boot's dmesg, earlier boots' consoles
+	# (loglevel 5: warnings and worse), each must be free of splats
+	rm -f "$target"/dmesg.boot*
+	: >"$target/dump-req"
+	t0=$SECONDS
+	while [ -e "$target/dump-req" ] && [ $((SECONDS - t0)) -lt 30 ]; do
+		nap 0.2
+	done
+	if [ -e "$target/dump-req" ]; then
+		fail_step "pair_target_klog" "the target did not write its kernel log within 30 s"
+	else
+		cat "$target"/dmesg.boot* "$target"/console.boot*.log >"$klog" 2>/dev/null || true
+		splat=$(grep -E -m 1 "$SPLAT_RE" "$klog" || true)
+		if [ -n "$splat" ]; then
+			fail_step "pair_target_klog" "target kernel log: $splat" "$klog"
+		else
+			verdict PASS pair_target_klog
+		fi
+	fi
+	run_test "pair_disconnect" nvme disconnect -n "$TEST_PAIR_NQN"
 }
