@@ -19,13 +19,13 @@
  * stamped with pwrite(O_DIRECT) and fsync (written and flushed). Then QD
  * commands are kept in flight on one ring: 16 KiB reads of the read area,
  * 16 KiB writes with FUA (durable once acknowledged) of blocks of the write
- * area not written before in this run, and every eighth an Identify
- * Controller. The fault is asked for while they run; once QEMU (or
- * run-pair.sh) answers it has happened, the commands not completed are
- * counted, the load goes on for SETTLE_MS (commands routed to a lost link
- * or a stopped target stay there, the others are replaced), and those in
- * flight then are counted again and judged (none fails the test); no more
- * are submitted:
+ * area not written before in this run, and one in eight an Identify
+ * Controller, drawn at random. The fault is asked for while they run;
+ * once QEMU (or run-pair.sh) answers it has happened, the commands not
+ * completed are counted, the load goes on for SETTLE_MS (commands routed
+ * to a lost link or a stopped target stay there, the others are
+ * replaced), and those in flight then are counted again and judged (none
+ * fails the test); no more are submitted:
  *   pause  target QEMU stopped 2 s (shorter than the 5 s keep-alive), cont
  *   stop   target QEMU stopped 12 s (the host's keep-alive expires and it
  *          resets both controllers), cont
@@ -209,20 +209,39 @@ static const char *ctrl_states(void)
 
 /* ---- the load ---------------------------------------------------------- */
 
+/* xorshift32 from the run's seed: which kind of command comes next */
+static unsigned int pick(void)
+{
+	static unsigned int x;
+
+	if (!x)
+		x = seed | 1;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return x;
+}
+
 static void submit_slot(unsigned int i)
 {
 	struct slot *s = &slots[i];
 	struct io_uring_sqe *sqe = t_get_sqe(&ring);
 	struct nvme_uring_cmd c;
 	__u64 off;
+	unsigned int r = pick();
 
 	s->seq = next_seq++;
 	s->busy = true;
 	s->at_fault = false;
-	/* every eighth an Identify; writes while fresh chunks last */
-	if (submitted % 8 == 7) {
+	/*
+	 * One in eight an Identify, of the rest half writes while fresh
+	 * chunks last: drawn, not by turns, as the head's round-robin
+	 * alternates the paths by turns too, and every Identify (and every
+	 * write) would go down the same path
+	 */
+	if (r % 8 == 7) {
 		s->kind = K_IDENT;
-	} else if (submitted % 2 && next_write < WRITE_CHUNKS) {
+	} else if (r / 8 % 2 && next_write < WRITE_CHUNKS) {
 		s->kind = K_WRITE;
 		s->chunk = next_write++;
 	} else {
