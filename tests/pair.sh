@@ -116,12 +116,17 @@ host() {
 		[ "$s" != 3000 ] || die "the target did not come up in 300 s ($target/console.log)"
 		sleep 0.1
 	done
+	# three tries each: a first SYN or ARP lost on a loaded host fails a
+	# connect in 3 s (nvme-tcp's one SYN retry)
 	for p in 1 2; do
-		nvme connect -t tcp -a "10.29.$p.1" -s "$PORT" -n "$NQN" \
-			--hostnqn="$HOSTNQN" --hostid="$HOSTID" \
-			--ctrl-loss-tmo="$CTRL_LOSS_TMO" --reconnect-delay=2 \
-			--keep-alive-tmo=5 --nr-poll-queues=1 >/dev/null ||
-			die "nvme connect to 10.29.$p.1 failed"
+		for s in 1 2 3; do
+			! nvme connect -t tcp -a "10.29.$p.1" -s "$PORT" -n "$NQN" \
+				--hostnqn="$HOSTNQN" --hostid="$HOSTID" \
+				--ctrl-loss-tmo="$CTRL_LOSS_TMO" --reconnect-delay=2 \
+				--keep-alive-tmo=5 --nr-poll-queues=1 >/dev/null || break
+			[ "$s" != 3 ] || die "nvme connect to 10.29.$p.1 failed three times"
+			sleep 1
+		done
 	done
 	wait_for 30 head_node || die "no head node of $NQN appeared"
 	head=$(head_node)
