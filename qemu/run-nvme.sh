@@ -17,8 +17,8 @@ terminal): an interactive root shell there; exit or Ctrl-D powers the guest
 off, and the shell's last status is this script's (Ctrl-A x kills QEMU).
 
 The kernel's config must have the =y options of kernel/guest.config, or
-of the fragment --needs names (but those of its last part, how the guest
-kernel is built): checked in the .config of the kernel's build folder (PATH/../../../.config, or a .config
+of the fragments --needs names (but those of a fragment's last part, how
+the guest kernel is built): checked in the .config of the kernel's build folder (PATH/../../../.config, or a .config
 beside PATH, or /boot/config-V for /boot/vmlinuz-V) before booting, else
 in /proc/config.gz in the guest.
 
@@ -64,10 +64,11 @@ in /proc/config.gz in the guest.
                         are nvme0-ns1, nvme0-ns2, ...
       --timeout SECS    kill a guest still running after SECS (default 900;
                         a shell: none)
-      --needs FRAGMENT  the config fragment (a path) whose options the
+      --needs FRAGMENT  a config fragment (a path) whose options the
                         kernel must have (default kernel/guest.config, what
                         the tests need; make run: kernel/run.config, what
-                        the demo needs)
+                        the demo needs). Repeatable: every one's options
+                        (make pair: guest.config and kernel/pair.config)
       --any-config      boot even if the kernel's config lacks options
       --kvm             use KVM (default: TCG; UC_KVM=1 in the environment,
                         as make's KVM=1 sets it, does the same). A guest
@@ -94,7 +95,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
 images=$top/build/nvme pidfile='' links=()
-any_config=0 needs=$top/kernel/guest.config
+any_config=0 needs=()
 accel=tcg mem=2048 cpus=2 results='' icount=0 append=
 # make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
 [ "${UC_KVM:-0}" != 1 ] || accel=kvm
@@ -118,7 +119,7 @@ while [ $# -gt 0 ]; do
 	--qmp) qmp=$2; shift ;;
 	--qmp-agent) qmp_agent=1 ;;
 	--timeout) timeout=$2; shift ;;
-	--needs) needs=$2; shift ;;
+	--needs) needs+=("$2"); shift ;;
 	--any-config) any_config=1 ;;
 	--kvm) accel=kvm ;;
 	--icount) icount=1 ;;
@@ -141,12 +142,20 @@ if [ $# = 0 ]; then
 	interactive=1
 fi
 timeout=${timeout:-$((interactive ? 0 : 900))}
+[ ${#needs[@]} -gt 0 ] || needs=("$top/kernel/guest.config")
+# the fragments as messages name them: relative to the checkout
+# ("kernel/guest.config needs", "kernel/guest.config and kernel/pair.config need")
+needs_names=$(for f in "${needs[@]}"; do printf '%s\n' "${f#"$top/"}"; done | sed '$!s/$/ and/' | paste -sd ' ' -)
+[ ${#needs[@]} = 1 ] && needs_names+=' needs' || needs_names+=' need'
 
 check_setup() {
 	command -v qemu-system-x86_64 >/dev/null ||
 		die "qemu-system-x86_64 not found (run 'make deps')"
 	[ -r "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
-	[ -f "$needs" ] || die "--needs $needs: no such config fragment"
+	local frag
+	for frag in "${needs[@]}"; do
+		[ -f "$frag" ] || die "--needs $frag: no such config fragment"
+	done
 	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
 		die "$kernel is not an x86 bzImage"
 	if [ "$icount" = 1 ] && [ "$accel" = kvm ]; then
@@ -184,7 +193,7 @@ check_setup() {
 	done
 }
 
-# The options the --needs fragment sets to y above its "How this guest
+# The options the --needs fragments set to y above their "How this guest
 # kernel is built" line, one a line, but those that kernel/debug.config
 # turns off again (the transports that are only built, RDMA and FC, which
 # no test boots) and those the kernel version's fragment drops (make's
@@ -193,9 +202,11 @@ wanted_options() {
 	local drop=("$top/kernel/debug.config")
 	[ "${KVER:-6.1}" = 6.1 ] || [ ! -f "$top/kernel/$KVER.config" ] ||
 		drop+=("$top/kernel/$KVER.config")
-	sed -n '/^# ---- How this guest kernel is built/q
-		s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$needs" |
-		grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' "${drop[@]}")
+	local frag
+	for frag in "${needs[@]}"; do
+		sed -n '/^# ---- How this guest kernel is built/q
+			s/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$frag"
+	done | grep -vxF -f <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=n$/\1/p' "${drop[@]}")
 }
 
 # The kernel's .config: in its build folder (OBJ/arch/x86/boot/bzImage),
@@ -217,7 +228,7 @@ check_config() {
 		grep -qx "$opt=y" "$config" || printf ' %s' "$opt"
 	done)
 	[ -z "$missing" ] ||
-		die "$kernel lacks what ${needs#"$top/"} needs (in $config):$missing (--any-config boots it anyway)"
+		die "$kernel lacks what $needs_names (in $config):$missing (--any-config boots it anyway)"
 }
 
 # The same check in the guest when the host found no .config, if the kernel
@@ -226,14 +237,14 @@ check_config() {
 guest_config_check() {
 	[ "$any_config" = 0 ] || return 0
 	! kernel_config >/dev/null || return 0
-	printf 'uc_kernel=%q uc_needs=%q uc_wanted=%q\n' "$kernel" "${needs#"$top/"}" "$(wanted_options | tr '\n' ' ')"
+	printf 'uc_kernel=%q uc_needs=%q uc_wanted=%q\n' "$kernel" "$needs_names" "$(wanted_options | tr '\n' ' ')"
 	cat <<-'EOF'
 	if [ -r /proc/config.gz ]; then
 		config=$(zcat /proc/config.gz) missing=
 		for opt in $uc_wanted; do
 			grep -qx "$opt=y" <<<"$config" || missing="$missing $opt"
 		done
-		[ -z "$missing" ] || { echo "run-nvme.sh: $uc_kernel lacks what $uc_needs needs (in /proc/config.gz):$missing (--any-config boots it anyway)"; exit 125; }
+		[ -z "$missing" ] || { echo "run-nvme.sh: $uc_kernel lacks what $uc_needs (in /proc/config.gz):$missing (--any-config boots it anyway)"; exit 125; }
 	fi
 	EOF
 }
