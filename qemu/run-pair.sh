@@ -21,7 +21,9 @@ usage() {
 	cat <<'USAGE'
 usage: qemu/run-pair.sh [options] [-- VAR=VALUE...]
 
-  -k, --kernel PATH   bzImage for both guests (default: build/linux/obj's)
+  -k, --kernel PATH   bzImage for both guests (default: build/linux/obj-pair's,
+                      make pair's); its config must have the options of
+                      kernel/guest.config and kernel/pair.config (a NIC)
       --results DIR   the host guest's results (default: a new folder under
                       build/results/); the target's are DIR/target
       --timeout SECS  kill guests still running after SECS (default 900)
@@ -34,7 +36,9 @@ USAGE
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=$top/build/linux/obj/arch/x86/boot/bzImage
+kernel=$top/build/linux/obj-pair/arch/x86/boot/bzImage
+# what the kernel must have (run-nvme.sh checks): the suite's options and a NIC
+needs=(--needs "$top/kernel/guest.config" --needs "$top/kernel/pair.config")
 results='' timeout=900
 
 die() { printf 'run-pair.sh: %s\n' "$*" >&2; exit 125; }
@@ -93,7 +97,7 @@ target_boots() {
 		echo "$boot" >"$target/boot"
 		rm -f "$target/ready"
 		st=0
-		"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" -n 1 \
+		"$top/qemu/run-nvme.sh" -k "$kernel" "${needs[@]}" --timeout "$timeout" -n 1 \
 			--images "$images" --cpus 1 --mem 1024 --qmp-agent \
 			--pidfile "$target/qemu.pid" --results "$target" \
 			--append loglevel=5 \
@@ -151,7 +155,7 @@ trap 'exit 130' INT TERM
 
 target_boots &
 boots=$!
-"$top/qemu/run-nvme.sh" -k "$kernel" --timeout "$timeout" -n 0 --qmp-agent \
+"$top/qemu/run-nvme.sh" -k "$kernel" "${needs[@]}" --timeout "$timeout" -n 0 --qmp-agent \
 	--results "$results" \
 	--udp-link "$base:$((base + 1))" --udp-link "$((base + 2)):$((base + 3))" \
 	-- env "$@" "$top/tests/pair.sh" host &

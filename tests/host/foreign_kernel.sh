@@ -1,8 +1,9 @@
 #!/bin/bash
-# KERNEL=path/to/bzImage (make run, check, test, shell, fuzz) boots that
-# kernel without building one, and qemu/run-nvme.sh names in one line the
-# options of kernel/guest.config (make run: kernel/run.config) its .config
-# lacks, before booting. Which kernel make run builds without KERNEL=. No
+# KERNEL=path/to/bzImage (make run, check, test, pair, shell, fuzz) boots
+# that kernel without building one, and qemu/run-nvme.sh names in one line
+# the options of kernel/guest.config (make run: kernel/run.config; make
+# pair: guest.config and kernel/pair.config) its .config lacks, before
+# booting. Which kernel make run builds without KERNEL=. No
 # guest: a made-up bzImage (the boot-sector magic `file` knows) and configs.
 # Prints "PASS foreign_kernel[host]" or "FAIL foreign_kernel[host]: reason".
 set -eu
@@ -82,6 +83,19 @@ expect_missing "--needs kernel/run.config, .config without CONFIG_9P_FS" CONFIG_
 grep -q 'lacks what kernel/run.config needs' "$work/err" ||
 	fail "--needs kernel/run.config: the message does not name it: $(cat "$work/err")"
 
+# --needs twice (make pair, qemu/run-pair.sh): both fragments' options
+# are asked: the suite's kernel (no NIC) is refused, naming the NIC.
+config_without "$obj/.config"
+boot -k "$bz" --needs kernel/guest.config --needs kernel/pair.config
+expect_missing "--needs guest.config and pair.config, the suite's .config" \
+	CONFIG_NETDEVICES CONFIG_NET_CORE CONFIG_VIRTIO_NET
+grep -q 'lacks what kernel/guest.config and kernel/pair.config need' "$work/err" ||
+	fail "--needs twice: the message does not name both: $(cat "$work/err")"
+config_without "$obj/.config" CONFIG_9P_FS
+printf '%s\n' CONFIG_NETDEVICES=y CONFIG_NET_CORE=y CONFIG_VIRTIO_NET=y >>"$obj/.config"
+boot -k "$bz" --needs kernel/guest.config --needs kernel/pair.config
+expect_missing "--needs guest.config and pair.config, .config without CONFIG_9P_FS" CONFIG_9P_FS
+
 # /boot's layout: config-VERSION beside vmlinuz-VERSION.
 fake_bzimage "$work/boot/vmlinuz-6.1.0-test"
 config_without "$work/boot/config-6.1.0-test" CONFIG_IO_URING
@@ -94,7 +108,7 @@ expect_missing "/boot/config-V without CONFIG_IO_URING" CONFIG_IO_URING
 rules() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KERNEL -u DEBUG make -s -C "$top" -pn help "$@" 2>/dev/null; }
 db=$(rules KERNEL="$bz")
 grep -qx "BZIMAGE := $bz" <<<"$db" || fail "KERNEL=$bz: BZIMAGE is $(grep '^BZIMAGE :=' <<<"$db")"
-for t in run check test shell fuzz; do
+for t in run check test pair shell fuzz; do
 	deps=" $(sed -n "s/^$t: //p" <<<"$db") "
 	case $deps in
 	*' kernel '*) fail "KERNEL= given, yet make $t builds the kernel ($t:$deps)" ;;
@@ -104,6 +118,7 @@ for t in run check test shell fuzz; do
 done
 grep -qx 'headers: tree' <<<"$db" || fail "KERNEL= given: $(grep '^headers:' <<<"$db")"
 grep -qx "RUN_BZIMAGE := $bz" <<<"$db" || fail "KERNEL=$bz: make run boots $(grep '^RUN_BZIMAGE :=' <<<"$db")"
+grep -qx "PAIR_BZIMAGE := $bz" <<<"$db" || fail "KERNEL=$bz: make pair boots $(grep '^PAIR_BZIMAGE :=' <<<"$db")"
 # Without KERNEL=: make run builds kernel/run.config's kernel while the
 # plain kernel is not built (KOBJ without a bzImage), then boots the plain
 # one; DEBUG=1 the debug one.
@@ -126,6 +141,15 @@ got=$(run_kernel DEBUG=1 KOBJ="$work/none")
 # a goal beside run that builds the plain kernel: make run boots that one
 got=$(run_kernel check run KOBJ="$work/none")
 [ "$got" = "$work/none kernel/guest.config" ] || fail "make check run: make run would build '$got'"
+# make pair builds its own kernel, the suite's options and a NIC, beside
+# the suite's (whose config, and CI's ccache for it, the NIC leaves alone)
+db=$(rules)
+grep -q '^pair: .*\bpair-kernel\b' <<<"$db" || fail "make pair: $(grep '^pair:' <<<"$db")"
+got="$(sed -n 's/^PAIR_KOBJ := //p' <<<"$db") $(sed -n 's/^PAIR_KCONFIGS := //p' <<<"$db")"
+[ "$got" = "$top/build/linux/obj-pair kernel/guest.config kernel/pair.config" ] ||
+	fail "make pair would build '$got'"
+! grep -qxF -f <(grep -E '^CONFIG_[A-Za-z0-9_]+=y$' "$top/kernel/pair.config") "$top/kernel/guest.config" ||
+	fail "kernel/guest.config has pair.config's NIC: every kernel's config changes"
 # make check KERNEL= builds no kernel: it tells check.sh, which leaves out
 # the make_run gate
 cmd=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEBUG make -s -n -C "$top" check KERNEL="$bz" \
