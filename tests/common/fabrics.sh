@@ -47,7 +47,7 @@ run_fabrics() {
 		dev=$head
 		[ "$t" != nvme_bdev_faults ] || dev=$slow
 		if [ -x "$bindir/$t" ] && selected "$t"; then
-			run_test "${t}[nvmet-$dev]" env TEST_NVME_SLOW=$([ "$dev" = "$slow" ] && echo 1 || echo 0) \
+			run_test "${t}[nvmet-$dev]" env TEST_NVME_SLOW="$([ "$dev" = "$slow" ] && echo 1 || echo 0)" \
 				"$bindir/$t" "/dev/$dev"
 			if [ -n "$other" ] && [ "$t" != nvme_bdev_faults ]; then
 				run_test "${t}[nvmet-tcp-$other]" "$bindir/$t" "/dev/$other"
