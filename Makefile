@@ -136,7 +136,7 @@ help:
 	@echo '                     the remote head, the target stopped, killed and rebooted'
 	@echo '                     and a link lost with commands in flight, on a kernel of'
 	@echo '                     its own (build/linux/obj-pair, kernel/pair.config: a first'
-	@echo '                     build ~12 min; then ~4 min); make check does not run it yet'
+	@echo '                     build 9-12 min; then ~3 min); make check does not run it yet'
 	@echo "make shell           a root shell in the guest, with make check's namespaces"
 	@echo '                     run, check, test, pair, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
