@@ -303,9 +303,13 @@ FUZZ_SEED ?= 1803108662404538
 # The second fio runs in the plain 6.1 check only: what differs between
 # the fios is user space, which that run covers (tests/check.sh).
 FIO_TWICE := $(if $(filter 1,$(DEBUG))$(filter 6.12,$(KVER)),,1)
-check: tests fio $(if $(FIO_TWICE),fio-next) bench-progs $(BOOT_DEP)
+# make pair at the end of the plain 6.1 run, on its own kernel (not with
+# KERNEL=, which would have to carry kernel/pair.config's NIC as well)
+CHECK_PAIR := $(if $(FIO_TWICE),$(if $(KERNEL),,1))
+check: tests fio $(if $(FIO_TWICE),fio-next) bench-progs $(BOOT_DEP) $(if $(CHECK_PAIR),pair-kernel)
 	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) $(if $(FIO_TWICE),,TEST_FIO_NEXT=) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
-		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates) $(if $(KERNEL),--given-kernel)
+		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates) $(if $(KERNEL),--given-kernel) \
+		$(if $(CHECK_PAIR),--pair-kernel $(PAIR_BZIMAGE))
 
 # Some tests in one boot of make check's first guest, without the gates:
 # T is TEST_ONLY of tests/run.sh, shell patterns matched against the test

@@ -1,14 +1,17 @@
 #!/bin/bash
 # make check: the host-side checks (one of which boots make run's kernel,
-# another make shell's), then the guest suite in two QEMU boots.
+# another make shell's), then the guest suite in three QEMU boots and,
+# with --pair-kernel (make check's plain 6.1 run), a pair of guests
+# (make pair).
 # Prints a PASS/FAIL/SKIP line per test and closes with the totals line.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel='' timeout=1200 test_timeout=120 gates=0 given=0
+kernel='' timeout=1200 test_timeout=120 gates=0 given=0 pair_kernel=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
+	--pair-kernel) pair_kernel=$2; shift ;;
 	--gates) gates=1 ;;
 	--given-kernel) given=1 ;;
 	--timeout) timeout=$2; shift ;;
@@ -144,6 +147,24 @@ guest guest-subsys subsys-head -n 1 --subsys --ns ms=16,shared=on,size=64 \
 # which the heads of the first boot never reach.
 guest guest-nompath nompath -n 1 --append "nvme.poll_queues=1 nvme_core.multipath=N" -- \
 	TEST_ONLY='nvme_bdev_admin nvme_bdev_io' TEST_BLOCK_DEVS=nvme TEST_REQUIRE_NVME=1
+
+# Two guests (make pair, qemu/run-pair.sh) on the pair's own kernel
+# (kernel/pair.config): nvme-tcp from one to the other over two private
+# links, the block-node tests on the remote head, then the target paused,
+# stopped, killed and rebooted and a link lost with commands in flight.
+# About 3 minutes; in the plain 6.1 run only (make pair DEBUG=1 and
+# KVER=6.12 have not been run yet).
+if [ -n "$pair_kernel" ]; then
+	status=0
+	"$top/qemu/run-pair.sh" -k "$pair_kernel" --timeout "$timeout" --results "$results/pair" -- \
+		TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) \
+		TEST_STRICT=1 TEST_RESULTS_HOST="$results/pair/tests" |
+		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/pair: &/" \
+			-e "s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[pair]/" |
+		tee -a "$log" "$results/pair.log" || status=$?
+	printf 'guest\t%s\t%s\t%s\t%s\n' pair "$status" "$results/pair.log" \
+		"consoles: $results/pair/console.log, $results/pair/target/" >>"$steps"
+fi
 
 # The verdict: every PASS/FAIL/SKIP line, plus a FAIL for a step that
 # ended badly without saying so and for each unexpected skip.
