@@ -110,15 +110,8 @@ ns_up() { # nsid device-path [buffered]
 	echo 1 >"$SUB/namespaces/$1/enable"
 }
 
-wait_for() { # seconds command...
-	local i=0 limit=$(( $1 * 10 ))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ "$i" -lt "$limit" ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=tests/common/wait_for.sh
+. "$(dirname "$0")/common/wait_for.sh"
 
 up() {
 	local nsid h heads=()

@@ -41,15 +41,8 @@ die() {
 	exit 1
 }
 
-wait_for() { # seconds command...
-	local i=0 limit=$(( $1 * 10 ))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ "$i" -lt "$limit" ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=tests/common/wait_for.sh
+. "$here/common/wait_for.sh"
 
 # net_up HOSTPART: ethN gets 10.29.(N+1).HOSTPART/24, N = 0 and 1
 net_up() {
