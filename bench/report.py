@@ -4,6 +4,7 @@
 
 usage: bench/report.py RESULTS_DIR [--out RESULTS.md] [--plots bench/plots]
                        [--command "make bench"] [--notes bench/notes.md]
+                       [--allow-synthetic]
 
 RESULTS_DIR holds boot-1.json, boot-2.json, ... (one per guest boot, at least
 one), optionally env.json and icount-1.json, ... (bench/icount.sh's boots
@@ -14,12 +15,20 @@ leaving the wall-clock sections as they are. Each boot has "pairs", the comparis
 uc_bench pair (two paths alternated in slices within the boot, every pair's
 IOPS and CPU per command), and "results", points of one path alone.
 
-A comparison's figures pool the pairs of every boot: the median of the
-per-pair ratios with the sign test's 95 % interval (order statistics), and
-the verdict: "within" ±2 % when the interval lies inside 0.98-1.02, "faster"
-or "slower" when it lies above or below 1, "unresolved" otherwise. The
-median of each boot is shown beside it, for the spread across boots. Points
-(a path alone) are the median over the boots, min-max in parentheses.
+A comparison's figures: the median of the per-pair ratios of every boot,
+with a 95 % interval from a two-level bootstrap (the boots resampled, then
+the pairs within each resampled boot; seeded, so the same input gives the
+same report), and the verdict, a resolved difference first: "faster" or
+"slower" when the interval lies above or below 1 (", by at most 2 %" when it
+also lies inside 0.98-1.02), "within" ±2 % when it includes 1 and lies
+inside the band, "unresolved" otherwise. The median of each boot is shown
+beside it. Points (a path alone) are the median over the boots, min-max in
+parentheses.
+
+Results marked synthetic ("synthetic": true in env.json or a boot file: the
+test fixture tests/host/bench_fake_results.py) are refused unless
+--allow-synthetic, and even then never written into the committed
+RESULTS.md, RESULTS-kvm.md, bench/plots or bench/plots-kvm.
 
 Writes OUT (default: RESULTS.md at the top of the repository), SVG plots in
 PLOTS (default: bench/plots; drawn by gnuplot, skipped with a note in OUT if
@@ -34,12 +43,14 @@ import argparse
 import json
 import math
 import os
+import random
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import zlib
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,6 +59,8 @@ import icount_report  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAT_KEYS = ("mean", "min", "p50", "p99", "p999", "max")
 BAND = 0.02
+BOOTSTRAP_N = 2000     # resamples of the two-level bootstrap
+BOOTSTRAP_SEED = 27    # with each comparison's name, its seed
 CAVEAT = "emulated CPU (TCG), emulated controller"
 FAST = "registered file and buffers, SINGLE_ISSUER|COOP_TASKRUN"
 
@@ -108,8 +121,8 @@ GROUPS = {
     "read4k": ("4 KiB random reads", "QD"),
     "fio": ("fio, 4 KiB random reads", "QD"),
 }
-OLD_PLOTS = ("read4k-qd.svg", "identify-cdf-qd1.svg", "identify-cdf-qd16.svg",
-             "read4k-cdf-qd1.svg")
+OLD_PLOTS = ("ratio-speedups.svg", "read4k-qd.svg", "identify-cdf-qd1.svg",
+             "identify-cdf-qd16.svg", "read4k-cdf-qd1.svg")
 DEFAULT_NOTES = """\
 The NVMe controller is QEMU's emulated one and, under TCG, the guest's CPU is
 emulated too: the absolute numbers are not hardware numbers. Only ratios
@@ -136,7 +149,50 @@ def parse_args():
     p.add_argument("--plots", default=os.path.join(TOP, "bench", "plots"))
     p.add_argument("--command", default="make bench")
     p.add_argument("--notes", default=os.path.join(TOP, "bench", "notes.md"))
+    p.add_argument("--allow-synthetic", action="store_true",
+                   help="report on made-up results (tests/host/"
+                   "bench_fake_results.py), into an --out and --plots outside "
+                   "the committed RESULTS.md and bench/plots")
     return p.parse_args()
+
+
+# What a report on synthetic results may never overwrite
+COMMITTED_OUT = ("RESULTS.md", "RESULTS-kvm.md")
+COMMITTED_PLOTS = (os.path.join("bench", "plots"), os.path.join("bench", "plots-kvm"))
+
+
+def is_synthetic(rdir):
+    """Whether RESULTS_DIR holds made-up results: env.json or any boot file
+    says "synthetic": true."""
+    check(os.path.isdir(rdir), rdir, "no such directory")
+    docs = [os.path.join(rdir, n) for n in sorted(os.listdir(rdir))
+            if n == "env.json" or re.fullmatch(r"(boot|icount)-\d+\.json", n)]
+    for path in docs:
+        if os.path.exists(path):
+            doc = read_json(path)
+            if isinstance(doc, dict) and doc.get("synthetic") is True:
+                return True
+    return False
+
+
+def check_synthetic(args):
+    """Refuse synthetic input unless --allow-synthetic, and even then into
+    the committed report or plots."""
+    if not is_synthetic(args.results_dir):
+        return False
+    if not args.allow_synthetic:
+        die(f"{args.results_dir}: synthetic results (made up by a test "
+            "fixture); --allow-synthetic reports on them, into an --out and "
+            "--plots of your own")
+    out = os.path.realpath(args.out)
+    plots = os.path.realpath(args.plots)
+    if out in (os.path.realpath(os.path.join(TOP, f)) for f in COMMITTED_OUT):
+        die(f"{args.out}: synthetic results never go into the committed "
+            "report: give --out elsewhere")
+    if plots in (os.path.realpath(os.path.join(TOP, d)) for d in COMMITTED_PLOTS):
+        die(f"{args.plots}: synthetic results never go into the committed "
+            "plots: give --plots elsewhere")
+    return True
 
 
 # ---- input -----------------------------------------------------------------
@@ -398,28 +454,81 @@ def check_pair(p, where):
         '"pairs" is not a list of [iops_a, iops_b, cpu_a, cpu_b]')
 
 
-def median_ci(values):
-    """Median and the sign test's 95 % interval: order statistics k and
-    n + 1 - k, k the largest with P(Binomial(n, 1/2) < k) <= 2.5 %."""
+def median(values):
     v, n = sorted(values), len(values)
-    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-    p, cdf, k = 0.5 ** n, 0.0, 0
-    for j in range(n):
-        if cdf + p > 0.025:
-            break
-        cdf, k, p = cdf + p, j + 1, p * (n - j) / (j + 1)
-    k = max(k, 1)
-    return {"median": med, "lo": v[k - 1], "hi": v[n - k], "n": n}
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
-def verdict_of(ci):
-    if ci["lo"] >= 1 - BAND and ci["hi"] <= 1 + BAND:
-        return "within"
+def bootstrap(groups, seed, resamples=BOOTSTRAP_N):
+    """The pooled median of each statistic and its 95 % interval from a
+    two-level bootstrap: @groups is {stat: [[value or None, ...] per boot]},
+    the lists of a boot aligned (one entry per pair). Each of @resamples
+    resamples draws the boots with replacement, then the pairs within each
+    drawn boot with replacement, and takes each statistic's median over the
+    drawn pairs; the interval is the 2.5th and 97.5th percentile of those
+    medians. Seeded (random.Random(@seed), random() only), so the same
+    input gives the same interval. With one boot it is a bootstrap of that
+    boot's pairs."""
+    rng = random.Random(seed)
+    stats = list(groups)
+    nboots = len(next(iter(groups.values())))
+    sizes = [len(g) for g in groups[stats[0]]]
+    meds = {k: [] for k in stats}
+    for _ in range(resamples):
+        drawn = {k: [] for k in stats}
+        for _ in range(nboots):
+            b = int(rng.random() * nboots)
+            n = sizes[b]
+            idx = [int(rng.random() * n) for _ in range(n)]
+            for k in stats:
+                col = groups[k][b]
+                drawn[k].extend(col[i] for i in idx)
+        for k in stats:
+            vals = [v for v in drawn[k] if v is not None]
+            if vals:
+                meds[k].append(median(vals))
+    out = {}
+    for k in stats:
+        pooled = [v for g in groups[k] for v in g if v is not None]
+        m = sorted(meds[k])
+        if not pooled or not m:
+            out[k] = {"median": 1.0, "lo": 1.0, "hi": 1.0, "n": 0}
+            continue
+        lo = m[int(0.025 * len(m))]
+        hi = m[max(0, math.ceil(0.975 * len(m)) - 1)]
+        out[k] = {"median": median(pooled), "lo": lo, "hi": hi, "n": len(pooled)}
+    return out
+
+
+def seed_of(cid):
+    """Each comparison its own seed: its interval does not depend on which
+    other comparisons the run has, or their order."""
+    return BOOTSTRAP_SEED * 2 ** 32 + zlib.crc32(cid.encode())
+
+
+VERDICT_ORDER = ["slower", "slower, by at most 2 %", "faster", "faster, by at most 2 %",
+                 "unresolved", "within"]
+
+
+def verdict_of(ci, band=BAND):
+    """The verdict on a ratio B ÷ A: a difference the interval resolves
+    (it lies wholly above or below 1) is said first, qualified "by at most
+    2 %" when the interval also lies inside the band; "within" only for an
+    interval that crosses 1 and lies inside the band; "unresolved" for one
+    that crosses 1 and leaves it."""
+    inside = ci["lo"] >= 1 - band and ci["hi"] <= 1 + band
+    pct = f"{band * 100:g} %"
     if ci["lo"] > 1:
-        return "faster"
+        return f"faster, by at most {pct}" if inside else "faster"
     if ci["hi"] < 1:
-        return "slower"
-    return "unresolved"
+        return f"slower, by at most {pct}" if inside else "slower"
+    return "within" if inside else "unresolved"
+
+
+def cpu_verdict_of(ci, band=BAND):
+    """The same rule on CPU per command B ÷ A, where above 1 costs more."""
+    return (verdict_of(ci, band).replace("faster", "costlier")
+            .replace("slower", "cheaper"))
 
 
 SAME = ("qd", "iopoll", "fixed_file", "fast_ring", "fixed_buf")
@@ -447,17 +556,24 @@ def comparisons(boots, discarded):
                 discarded.setdefault(p["group"], set()).update(bad)
                 continue
             c = out.setdefault(p["group"], {"id": p["group"], "boots": {},
+                                            "cpu_boots": {},
                                             "rows": [], "slice": p.get("slice"),
                                             "a": {}, "b": {}})
             c["boots"][b] = statistics.median(r[1] / r[0] for r in p["pairs"])
+            c["cpu_boots"][b] = median(
+                [r[3] / r[2] for r in p["pairs"] if r[2] > 0] or [1])
             c["rows"] += [r + [b] for r in p["pairs"]]
             c["a"][b], c["b"][b] = p["a"], p["b"]
     for c in out.values():
-        rows = c["rows"]
-        c["ratio"] = median_ci([r[1] / r[0] for r in rows])
-        c["cpu"] = median_ci([r[3] / r[2] for r in rows if r[2] > 0] or [1])
-        c["add_ns"] = median_ci([1e9 / r[1] - 1e9 / r[0] for r in rows])
+        per = [[r for r in c["rows"] if r[4] == b] for b in sorted(c["boots"])]
+        ci = bootstrap({
+            "ratio": [[r[1] / r[0] for r in rs] for rs in per],
+            "cpu": [[r[3] / r[2] if r[2] > 0 else None for r in rs] for rs in per],
+            "add_ns": [[1e9 / r[1] - 1e9 / r[0] for r in rs] for rs in per],
+        }, seed_of(c["id"]))
+        c.update(ci)
         c["verdict"] = verdict_of(c["ratio"])
+        c["cpu_verdict"] = cpu_verdict_of(c["cpu"])
         q, short, title = COMPARISONS.get(c["id"], ("other", c["id"], c["id"]))
         c.update(question=q, short=short, title=title)
     order = list(COMPARISONS)
@@ -494,19 +610,23 @@ def answer_bdev(comps):
     cs = of(comps, "bdev")
     if not cs:
         return "not measured"
-    within = [c for c in cs if c["verdict"] == "within"]
-    line = f"within ±2 % in {len(within)} of {len(cs)} comparisons"
-    if within:
-        meds = [c["ratio"]["median"] for c in within]
-        los = [c["ratio"]["lo"] for c in within]
-        his = [c["ratio"]["hi"] for c in within]
-        line += (f" (medians {fmt_x(min(meds))}–{fmt_x(max(meds))}, every "
-                 f"interval inside [{fmt_x(min(los))}, {fmt_x(max(his))}])")
-    for v in ("slower", "faster", "unresolved"):
+    parts = []
+    for v in sorted({c["verdict"] for c in cs}, key=VERDICT_ORDER.index):
         out = [c for c in cs if c["verdict"] == v]
-        if out:
-            line += f"; **{v}**: " + ", ".join(
-                f"{c['short']} {fmt_ci(c['ratio'])}" for c in out)
+        word = f"**{v}**" if v != "within" else "within ±2 %"
+        part = f"{word} in {len(out)} of {len(cs)}"
+        if v == "within":
+            los = [c["ratio"]["lo"] for c in out]
+            his = [c["ratio"]["hi"] for c in out]
+            part += f" (every interval inside [{fmt_x(min(los))}, {fmt_x(max(his))}])"
+        else:
+            part += ": " + ", ".join(f"{c['short']} {fmt_ci(c['ratio'])}" for c in out)
+        parts.append(part)
+    line = "; ".join(parts)
+    cpu = [c for c in cs if c["cpu_verdict"].startswith(("costlier", "cheaper"))]
+    if cpu:
+        line += (". CPU per command resolves what IOPS may not: " + ", ".join(
+            f"{c['short']} {fmt_ci(c['cpu'])} ({c['cpu_verdict']})" for c in cpu))
     return line
 
 
@@ -524,9 +644,9 @@ def answer_query(comps):
     for b in (64, 8):
         c, f = comps.get(f"query-ioctl-b{b}"), comps.get(f"query-ioctl-fast-b{b}")
         if c:
-            parts.append(f"batches of {b}: {fmt_ci(c['ratio'])}" + (
-                f" ({fmt_ci(f['ratio'])} with a registered file and "
-                f"SINGLE_ISSUER|COOP_TASKRUN)" if f else ""))
+            parts.append(f"batches of {b}: {fmt_ci(c['ratio'])} ({c['verdict']})" + (
+                f"; {fmt_ci(f['ratio'])} ({f['verdict']}) with a registered file and "
+                f"SINGLE_ISSUER|COOP_TASKRUN" if f else ""))
     if not parts:
         return "not measured"
     line = "; ".join(parts)
@@ -534,15 +654,43 @@ def answer_query(comps):
     if nop:
         line += (f". A query costs {fmt_ci(nop['add_ns'], fmt_ns, ' µs')} over an "
                  f"io_uring NOP in batches of 64")
+    if clocked(comps, "query"):
+        line += (". **This run timed every query** (uc_bench before slice "
+                 "timing read the clock twice per ioctl() and about once per "
+                 "queued query inside the measured loop): the ratios include "
+                 "those reads; the instruction counts of the icount section, "
+                 "where present, have none")
     return line
+
+
+def clocked(comps, question):
+    """Whether the comparisons of @question were measured with a clock read
+    per command inside the measured slices: uc_bench before slice timing
+    recorded every command's latency there (no "lat_n" in its output)."""
+    return any("lat_n" not in side and side["lat_ns"].get("p50") is not None
+               for c in of(comps, question) for s in ("a", "b")
+               for side in c[s].values())
+
+
+def busy_source(comps):
+    """How the guest's busy time of these results was measured: "nohz"
+    (elapsed x CPUs minus the idle and iowait ns of /proc/timer_list) or
+    "ticks" (user+system+irq of /proc/stat, tick-sampled)."""
+    srcs = {side.get("busy_src", "ticks") for c in comps.values()
+            for s in ("a", "b") for side in c[s].values()}
+    return "ticks" if "ticks" in srcs else "nohz"
 
 
 def md_answer(ctx):
     comps, env = ctx["comps"], ctx["env"]
     nboots = len(ctx["boots"])
     pairs = sorted({len(c["rows"]) for c in comps.values()})
-    lines = ["# Results", "",
-             f"1. **{QUESTIONS['bdev']}** (IOPS): {answer_bdev(comps)}.",
+    lines = ["# Results", ""]
+    if ctx.get("synthetic"):
+        lines += ["**Synthetic data**: these results were made up by a test "
+                  "fixture (tests/host/bench_fake_results.py); no figure below "
+                  "was measured.", ""]
+    lines += [f"1. **{QUESTIONS['bdev']}** (IOPS): {answer_bdev(comps)}.",
              f"2. **{QUESTIONS['uring']}** (Identify on /dev/nvme0n1): "
              f"{answer_uring(comps)}.",
              f"3. **{QUESTIONS['query']}** (BLKBSZGET, throughput): "
@@ -550,9 +698,16 @@ def md_answer(ctx):
              f"Each figure: the median, over {'/'.join(map(str, pairs)) or 'no'} "
              f"pairs from {nboots} boot{'s' if nboots != 1 else ''}, of the "
              f"ratio of two paths alternated in slices within one boot (A B, "
-             f"B A, ...), with its 95 % interval; within ±2 % means the whole "
-             f"interval lies inside 0.98–1.02, faster or slower that it lies "
-             f"above or below 1, unresolved that it crosses 1 and leaves the "
+             f"B A, ...), with its 95 % interval from a two-level bootstrap: "
+             f"{BOOTSTRAP_N:,} resamples, each drawing the boots with "
+             f"replacement and then the pairs within each drawn boot, so that "
+             f"the spread between boots widens the interval as it should "
+             f"(seeded: the same results give the same intervals). Each boot's "
+             f"median stands beside it. The verdict checks a resolved "
+             f"difference first: faster or slower when the interval lies "
+             f"wholly above or below 1 (\"by at most 2 %\" when it also lies "
+             f"inside 0.98–1.02), within ±2 % when it includes 1 and lies "
+             f"inside 0.98–1.02, unresolved when it includes 1 and leaves that "
              f"band: this run cannot tell. **{CAVEAT[0].upper() + CAVEAT[1:]}** "
              f"(QEMU): absolute figures are not hardware figures; the "
              f"ratios are what counts. Reproduce with `{ctx['command']}`; "
@@ -565,9 +720,11 @@ def md_answer(ctx):
 
 def comp_row(c):
     per = ", ".join(fmt_x(v) for _, v in sorted(c["boots"].items()))
-    verdict = "—" if c["question"] == "floor" else c["verdict"]
-    return [c["title"], fmt_ci(c["ratio"]), verdict, per,
-            fmt_ci(c["cpu"]), fmt_ci(c["add_ns"], fmt_ns, "")]
+    cper = ", ".join(fmt_x(v) for _, v in sorted(c["cpu_boots"].items()))
+    floor = c["question"] == "floor"
+    return [c["title"], fmt_ci(c["ratio"]), "—" if floor else c["verdict"], per,
+            fmt_ci(c["cpu"]), "—" if floor else c["cpu_verdict"], cper,
+            fmt_ci(c["add_ns"], fmt_ns, "")]
 
 
 def md_comparisons(ctx):
@@ -577,8 +734,11 @@ def md_comparisons(ctx):
     slices = sorted({c["slice"] for c in comps.values() if c["slice"]})
     lines = ["## Comparisons", "",
              "B ÷ A for each comparison (B named first). IOPS and CPU: the "
-             "median of the per-pair ratios [95 % interval]; per boot: each "
-             "boot's median; B − A: the time per command of B minus A's "
+             "median of the per-pair ratios [95 % interval, two-level "
+             "bootstrap over boots and pairs]; per boot: each boot's median; "
+             "CPU verdict: the same rule on CPU per command (costlier or "
+             "cheaper: the interval lies above or below 1); B − A: the time per "
+             "command of B minus A's "
              f"(µs, wall time over the slice). Slices of "
              f"{', '.join(f'{s:,}' for s in slices)} commands.", ""]
     for q in QUESTIONS:
@@ -587,8 +747,9 @@ def md_comparisons(ctx):
             continue
         lines += [f"**{QUESTIONS[q]}**", ""]
         lines += table(["Comparison", "IOPS B ÷ A", "Verdict", "Per boot",
-                        "CPU per command B ÷ A", "B − A (µs per command)"],
-                       "lrlrrr", [comp_row(c) for c in cs])
+                        "CPU per command B ÷ A", "CPU verdict", "Per boot",
+                        "B − A (µs per command)"],
+                       "lrlrrlrr", [comp_row(c) for c in cs])
         lines.append("")
     if ctx["discarded"]:
         lines += ["Left out, because their two sides did not run the same "
@@ -656,9 +817,26 @@ def md_paths(ctx):
              "From the slices of the comparisons (each path in every "
              "comparison it is part of): the median over boots, min–max in "
              "parentheses. CPU per command: the benchmark process's CPU time "
-             "(getrusage, all threads) over its commands; guest busy: every "
-             "CPU's non-idle time in /proc/stat, interrupts included (10 ms "
-             "ticks, summed over the slices).", ""]
+             "(getrusage, all threads) over its commands; guest busy: "
+             + ("the slices' elapsed time times the guest's CPUs minus every "
+                "CPU's idle and iowait time, which the kernel's nohz "
+                "accounting keeps in ns (/proc/timer_list), interrupts and "
+                "kernel threads included."
+                if busy_source(ctx["comps"]) == "nohz" else
+                "every CPU's user, system and interrupt time in /proc/stat, "
+                "summed over the slices. **Tick-sampled in this run**: "
+                "/proc/stat's non-idle columns are charged a tick at a time "
+                "(10 ms) to whatever runs when the tick lands and miss short "
+                "bursts between idle periods, so this figure undercounts "
+                "interrupt-driven paths (it falls below the process's own "
+                "time there) and is not comparable across paths; uc_bench "
+                "now measures it from the nohz idle accounting instead.")
+             + (" Latency: from separate latency slices after the measured "
+                "ones (the measured slices read no clock per command); none "
+                "for block queries and NOPs, whose per-command latency is a "
+                "batch's round trip and costs a clock read as long as the "
+                "query." if not clocked(ctx["comps"], "query") and not
+                clocked(ctx["comps"], "bdev") else ""), ""]
     lines += ["Paths: " + "; ".join(f"**{k}**: {v}" for k, v in
                                     sorted(labels.items())) + ".", ""]
     for kind, qname in (("nvme", "QD"), ("query", "batch")):
@@ -721,7 +899,8 @@ def md_floors(ctx):
     return (["## Floors", "",
              "What each command adds, per command, over the cheapest command "
              "under it, measured as a comparison (time per command of B minus "
-             "A's, median over pairs [95 % interval]). Where the interval "
+             "A's, median over pairs [95 % interval, two-level bootstrap]). "
+             "Where the interval "
              "includes 0 the step adds nothing this run can measure: "
              "\"none measurable\" with the interval, never a negative "
              "addition.", ""]
@@ -763,16 +942,16 @@ def load_costs(rdir):
     return costs
 
 
-def fn_ns(d, fn):
-    """ns per command of function @fn in profile @d: its share of the samples
-    times the run's CPU time per command; None if it has no sample."""
+def fn_samples(d, fn):
+    """Samples of function @fn in profile @d (its share of the total), or
+    None without one."""
     pct = d["share_pct"].get(fn)
-    return None if pct is None else pct / 100 * d["cpu_ns_per_cmd"]
+    return None if pct is None else round(pct / 100 * d["samples"])
 
 
 def fmt_fn(d, fn):
-    v = fn_ns(d, fn)
-    return "—" if v is None else f"{v:,.0f} ({d['share_pct'][fn]:.2f} %)"
+    n = fn_samples(d, fn)
+    return "—" if n is None else f"{n:,} ({d['share_pct'][fn]:.2f} %)"
 
 
 def md_costs(ctx):
@@ -782,14 +961,20 @@ def md_costs(ctx):
         return []
     lines = ["## Where the block node's time goes", "",
              "From the profile boot (perf, cpu-clock at 4 kHz, the benchmark "
-             "process in the kernel and in user space): each function's share "
-             "of the samples times the run's CPU time per command gives its "
-             "cost in ns per command (share in parentheses). The block node's "
-             "way in (`blkdev_uring_cmd()`, `nvme_ns_bdev_uring_cmd()`) "
+             "process in the kernel and in user space, one run of each side): "
+             "each function's samples and their share of the run's. The block "
+             "node's way in (`blkdev_uring_cmd()`, `nvme_ns_bdev_uring_cmd()`) "
              "replaces the char device's (`nvme_ns_chr_uring_cmd()`, "
              "`nvme_dev_uring_cmd()`); both then run the same 6.1 functions. "
-             "— : no sample, less than one sample's worth (the last row). "
-             "Static functions the compiler inlined count in their caller.", ""]
+             "These are where the time goes, not how much it is: the shares "
+             "include start-up and the run's end, perf slows the run it "
+             "samples, TCG delivers a sample only at the end of a translated "
+             "block (so it lands after the instruction that took the time), "
+             "and a count of n samples varies by about √n between runs, so "
+             "counts under a few dozen and differences within that are noise. "
+             "How much the block node costs is the comparisons' CPU per "
+             "command and the instruction counts. — : no sample. Static "
+             "functions the compiler inlined count in their caller.", ""]
     for a, b, title in pairs:
         da, db = costs[a], costs[b]
         rows = []
@@ -797,22 +982,17 @@ def md_costs(ctx):
             if fn in da["share_pct"] or fn in db["share_pct"]:
                 side = ("this series" if fn in BDEV_ENTRY else
                         "upstream, char device" if fn in CHAR_ENTRY else "shared")
-                rows.append([f"`{fn}()` ({side})", fmt_fn(da, fn),
-                             fmt_fn(db, fn)])
-        ea = sum(fn_ns(da, f) or 0 for f in CHAR_ENTRY)
-        eb = sum(fn_ns(db, f) or 0 for f in BDEV_ENTRY)
-        rows.append(["**way in, total**", f"{ea:,.0f}", f"{eb:,.0f}"])
-        rows.append(["CPU per command, whole run", f"{da['cpu_ns_per_cmd']:,.0f}",
-                     f"{db['cpu_ns_per_cmd']:,.0f}"])
-        rows.append(["one sample, per command",
-                     f"{da['cpu_ns_per_cmd'] / da['samples']:,.1f}",
-                     f"{db['cpu_ns_per_cmd'] / db['samples']:,.1f}"])
-        lines += [f"**{title}**: the block node's way in costs "
-                  f"{eb - ea:+,.0f} ns per command over the char device's, "
-                  f"{(eb - ea) / db['cpu_ns_per_cmd'] * 100:+.2f} % of a command's CPU "
-                  f"({da['samples']:,} and {db['samples']:,} samples).", ""]
-        lines += table(["Function", "char device, ns per command",
-                        "block node, ns per command"], "lrr", rows) + [""]
+                rows.append([f"`{fn}()` ({side})", fmt_fn(da, fn), fmt_fn(db, fn)])
+        ea = sum(fn_samples(da, f) or 0 for f in CHAR_ENTRY)
+        eb = sum(fn_samples(db, f) or 0 for f in BDEV_ENTRY)
+        rows.append(["**way in, total**", f"{ea:,}", f"{eb:,}"])
+        rows.append(["all samples of the run", f"{da['samples']:,}", f"{db['samples']:,}"])
+        lines += [f"**{title}**: the way in has {eb:,} of {db['samples']:,} samples "
+                  f"on the block node ({eb / db['samples'] * 100:.2f} %) and "
+                  f"{ea:,} of {da['samples']:,} on the char device "
+                  f"({ea / da['samples'] * 100:.2f} %).", ""]
+        lines += table(["Function", "char device: samples (share)",
+                        "block node: samples (share)"], "lrr", rows) + [""]
     return lines
 
 
@@ -873,10 +1053,15 @@ def gp_str(s):
     return "'" + str(s).replace("'", "''") + "'"
 
 
-def gp_header(svg, title, width=900, height=500):
+def gp_header(svg, title, width=1000, height=500, key="right"):
+    """The common head of a plot: the legend outside the data, at its right
+    or below it."""
+    where = ("outside right top vertical" if key == "right"
+             else "outside below center vertical maxrows 4")
     return ["set encoding utf8", f"set terminal svg size {width},{height}",
             "set termoption noenhanced", f"set output {gp_str(svg)}",
-            f"set title {gp_str(title)}", "set grid", "set key left top opaque"]
+            f"set title {gp_str(title)}", "set grid",
+            f"set key {where} Left reverse noopaque"]
 
 
 def write_dat(tmp, name, lines):
@@ -886,58 +1071,86 @@ def write_dat(tmp, name, lines):
     return path
 
 
-def ratio_script(comps, ids, svg, tmp, title, logy):
+# field -> (what a pair's value is, its interval in the comparison, y label)
+RATIO_FIELDS = {
+    "ratio": (lambda r: r[1] / r[0], "IOPS ratio B ÷ A"),
+    "cpu": (lambda r: r[3] / r[2] if r[2] > 0 else None,
+            "CPU per command ratio B ÷ A"),
+}
+
+
+def ratio_script(comps, ids, svg, tmp, title, field="ratio", logy=False, band=True):
+    """One question's comparisons: every pair (dots, the boots side by
+    side), each boot's median (open diamonds), the pooled median and its
+    bootstrap interval (red bars); the ±2 % band only where the question's
+    verdict uses it."""
     cs = [comps[i] for i in ids if i in comps]
     if not cs:
         return None
+    value, ylabel = RATIO_FIELDS[field]
     boots = sorted({r[4] for c in cs for r in c["rows"]})
-    pts, meds = [], []
+    pts, meds, bmeds = [], [], []
     for x, c in enumerate(cs):
         for bi, b in enumerate(boots):
             rows = [r for r in c["rows"] if r[4] == b]
+            centre = x + (bi - (len(boots) - 1) / 2) * 0.22
+            vals = []
             for j, r in enumerate(rows):
-                off = ((bi - (len(boots) - 1) / 2) * 0.22
-                       + (j / max(len(rows), 1) - 0.5) * 0.18)
-                pts.append((x + off, r[1] / r[0]))
-        ci = c["ratio"]
+                v = value(r)
+                if v is None:
+                    continue
+                vals.append(v)
+                pts.append((centre + (j / max(len(rows), 1) - 0.5) * 0.18, v))
+            if vals:
+                bmeds.append((centre, median(vals)))
+        ci = c[field]
         meds.append(f"{x} {ci['median']} {ci['lo']} {ci['hi']}")
-    # the range: the middle 96 % of the pairs, every interval and the band;
-    # pairs beyond it are drawn on its edge as triangles
+    if not pts:
+        return None
+    # the range: the middle 96 % of the pairs, every interval (and the
+    # band); pairs beyond it are drawn on its edge as triangles
     vals = sorted(v for _, v in pts)
-    lo = min([vals[int(0.02 * (len(vals) - 1))], 1 - 2 * BAND]
-             + [c["ratio"]["lo"] for c in cs])
-    hi = max([vals[int(0.98 * (len(vals) - 1))], 1 + 2 * BAND]
-             + [c["ratio"]["hi"] for c in cs])
+    lo = min([vals[int(0.02 * (len(vals) - 1))]] + [c[field]["lo"] for c in cs]
+             + [v for _, v in bmeds] + ([1 - 2 * BAND] if band else []))
+    hi = max([vals[int(0.98 * (len(vals) - 1))]] + [c[field]["hi"] for c in cs]
+             + [v for _, v in bmeds] + ([1 + 2 * BAND] if band else []))
     if logy:
         lo, hi = lo / 1.05, hi * 1.05
     else:
-        pad = (hi - lo) * 0.05
+        pad = (hi - lo) * 0.05 or 0.01
         lo, hi = lo - pad, hi + pad
     inside = [f"{x} {v}" for x, v in pts if lo <= v <= hi]
     edge = [f"{x} {min(max(v, lo), hi)}" for x, v in pts if not lo <= v <= hi]
-    pdat = write_dat(tmp, "pairs.dat", inside)
+    pdat = write_dat(tmp, "pairs.dat", inside or ["NaN NaN"])
     edat = write_dat(tmp, "edge.dat", edge or ["NaN NaN"])
+    bdat = write_dat(tmp, "boots.dat", [f"{x} {v}" for x, v in bmeds])
     mdat = write_dat(tmp, "med.dat", meds)
-    tics = ", ".join(f"{gp_str(('query, ' if c['question'] == 'query' else '') + c['short'])} {x}"
-                     for x, c in enumerate(cs))
-    script = gp_header(svg, title, 1000, 520) + [
+    tics = ", ".join(f"{gp_str(c['short'])} {x}" for x, c in enumerate(cs))
+    script = gp_header(svg, title, 1400, 560) + [
         f"set xrange [-0.6:{len(cs) - 0.4}]", f"set xtics ({tics}) rotate by -25",
-        "set key right top opaque", "set bmargin 7", f"set yrange [{lo}:{hi}]",
-        "set ylabel 'IOPS ratio B ÷ A, each pair of slices'",
-        f"set object 1 rect from graph 0, first {1 - BAND} to graph 1, first "
-        f"{1 + BAND} fc rgb '#cfe8cf' fs solid 1.0 noborder behind",
+        "set bmargin 7", f"set yrange [{lo}:{hi}]",
+        f"set ylabel {gp_str(ylabel + ', each pair of slices')}",
         "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#444444'"]
+    if band:
+        script.append(
+            f"set object 1 rect from graph 0, first {1 - BAND} to graph 1, first "
+            f"{1 + BAND} fc rgb '#cfe8cf' fs solid 1.0 noborder behind")
     if logy:
         script += ["set logscale y",
                    "set ytics (0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 2.5, 3, 4, 6, 8)"]
-    script.append(
-        f"plot {gp_str(pdat)} using 1:2 with points pt 7 ps 0.35 lc rgb '#4a7ab5' "
-        f"title 'one pair (boots side by side)', "
+    parts = [
+        f"{gp_str(pdat)} using 1:2 with points pt 7 ps 0.35 lc rgb '#4a7ab5' "
+        f"title 'one pair (boots side by side)'",
         f"{gp_str(edat)} using 1:2 with points pt 9 ps 0.6 lc rgb '#4a7ab5' "
-        f"title 'a pair beyond the range, on its edge', "
+        f"title 'a pair beyond the range, on its edge'",
+        f"{gp_str(bdat)} using 1:2 with points pt 12 ps 1.3 lw 2 lc rgb '#202020' "
+        f"title 'one boot: its median'",
         f"{gp_str(mdat)} using 1:2:3:4 with yerrorbars pt 5 ps 1.2 lw 2 lc rgb '#c03020' "
-        f"title 'median, 95 % interval', "
-        f"NaN with boxes fc rgb '#cfe8cf' fs solid title '±2 %'")
+        f"title 'all boots: median, 95 % interval (two-level bootstrap)'"]
+    if band:
+        parts.append("NaN with boxes fc rgb '#cfe8cf' fs solid title "
+                     + gp_str("±2 % (the verdict's band)"))
+    script.append("plot " + ", \\\n     ".join(parts))
     return script
 
 
@@ -951,7 +1164,7 @@ def pct_script(comps, sides, svg, tmp, title):
     for cid, s in sides:
         if cid not in comps:
             return None
-        have = set(comps[cid][s])
+        have = {b for b, side in comps[cid][s].items() if side.get("cdf")}
         boots = have if boots is None else boots & have
     if not boots:
         return None
@@ -964,14 +1177,16 @@ def pct_script(comps, sides, svg, tmp, title):
         dat = write_dat(tmp, f"p{i}.dat", pts)
         parts.append(f"{gp_str(dat)} using 1:2 with linespoints pt {i + 5} ps 0.5 "
                      f"lw 2 lc {i + 1} title {gp_str(side.get('label') or side['path'])}")
-    return gp_header(svg, f"{title}, boot {b} ({CAVEAT})") + [
-        "set key left top opaque", "set logscale y",
+    return gp_header(svg, f"{title}, boot {b} ({CAVEAT})", 1000, 600, "below") + [
+        "set logscale y",
         "set xtics ('p50' 0.30103, 'p90' 1, 'p99' 2, 'p99.9' 3, 'p99.99' 4)",
         "set xrange [0.25:4.1]", "set xlabel 'percentile (nines)'",
         "set ylabel 'latency, µs (log)'", "plot " + ", \\\n     ".join(parts)]
 
 
 def qd_script(meas, group, svg, tmp, title):
+    """IOPS by queue depth, each path alone: a marker at each measured
+    depth, lines only between depths measured next to each other."""
     keys = sorted({(k[1], k[3]) for k in meas if k[0] == group})
     if not keys:
         return None
@@ -982,54 +1197,131 @@ def qd_script(meas, group, svg, tmp, title):
         label = path
         for q in qds:
             per = meas.get((group, path, q, poll))
-            if per:
-                s = aggregate(per)["iops"]
-                pts.append(f"{q} {s['median']} {s['min']} {s['max']}")
-                label = re.sub(r" \(\d+ threads?\)", "",
-                               list(per.values())[-1].get("label") or path)
+            if not per:
+                pts.append("")  # a gap: no line across an unmeasured depth
+                continue
+            s = aggregate(per)["iops"]
+            pts.append(f"{q} {s['median']} {s['min']} {s['max']}")
+            label = re.sub(r" \(\d+ threads?\)", "",
+                           list(per.values())[-1].get("label") or path)
         dat = write_dat(tmp, f"q{i}.dat", pts)
         parts.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines lw 2 pt 7 "
                      f"lc {i + 1} title {gp_str(label)}")
-    return gp_header(svg, f"{title} ({CAVEAT})") + [
+    return gp_header(svg, f"{title} ({CAVEAT})", 1000, 620, "below") + [
         "set logscale x 2", f"set xrange [{qds[0] / 1.5}:{qds[-1] * 1.5}]",
         "set xtics (" + ", ".join(str(q) for q in qds) + ")", "set yrange [0:*]",
         "set xlabel 'queue depth (sync ioctl: threads)'",
-        "set ylabel 'IOPS (median; bars: min–max over boots)'",
+        "set ylabel 'IOPS (median; bars: min–max over boots, not an interval)'",
         "plot " + ", \\\n     ".join(parts)]
 
 
+# The floor ladder: each rung a path of a comparison (comparison, side),
+# cheapest first
+LADDER = (
+    ("query-nop-b64", "a", "io_uring NOP, batches of 64"),
+    ("query-ioctl-fast-b64", "b", "BLKBSZGET uring_cmd, batches of 64, registered file"),
+    ("query-nop-b64", "b", "BLKBSZGET uring_cmd, batches of 64"),
+    ("query-nop-b8", "b", "BLKBSZGET uring_cmd, batches of 8"),
+    ("query-ioctl-b64", "a", "ioctl(BLKBSZGET)"),
+    ("admin-floor-identify-qd1", "a", "Get Features uring_cmd, /dev/nvme0, QD 1"),
+    ("bdev-char-features-qd1", "b", "Get Features uring_cmd, /dev/nvme0n1, QD 1"),
+    ("admin-floor-identify-qd1", "b", "Identify uring_cmd, /dev/nvme0, QD 1"),
+    ("bdev-char-identify-qd1", "b", "Identify uring_cmd, /dev/nvme0n1, QD 1"),
+    ("uring-ioctl-identify-qd1", "a", "Identify NVME_IOCTL_ADMIN_CMD, /dev/nvme0n1"),
+    ("bdev-char-read-qd1", "a", "Read passthrough, /dev/ng0n1, QD 1"),
+    ("bdev-char-read-qd1", "b", "Read passthrough, /dev/nvme0n1, QD 1"),
+)
+
+
+def ladder_script(comps, svg, tmp, title):
+    """CPU per command of each rung of LADDER: each boot (dots) and the
+    median over boots (a bar), log scale."""
+    rungs = [(cid, s, name) for cid, s, name in LADDER
+             if cid in comps and any(side.get("cpu_ns_per_cmd")
+                                     for side in comps[cid][s].values())]
+    if not rungs:
+        return None
+    pts, meds = [], []
+    for x, (cid, s, _) in enumerate(rungs):
+        vals = [side["cpu_ns_per_cmd"] / 1000 for _, side in sorted(comps[cid][s].items())
+                if side.get("cpu_ns_per_cmd")]
+        pts += [f"{x + (i - (len(vals) - 1) / 2) * 0.12} {v}" for i, v in enumerate(vals)]
+        meds.append(f"{x} {median(vals)}")
+    pdat = write_dat(tmp, "ladder.dat", pts)
+    mdat = write_dat(tmp, "ladder-med.dat", meds)
+    tics = ", ".join(f"{gp_str(name)} {x}" for x, (_, _, name) in enumerate(rungs))
+    return gp_header(svg, f"{title} ({CAVEAT})", 1200, 600) + [
+        f"set xrange [-0.6:{len(rungs) - 0.4}]", f"set xtics ({tics}) rotate by -30",
+        "set bmargin 12", "set logscale y",
+        "set ylabel 'process CPU time per command, µs (log)'",
+        f"plot {gp_str(mdat)} using 1:2:(0.36) with boxes fs solid 0.3 lc rgb '#4a7ab5' "
+        f"title 'median over boots', "
+        f"{gp_str(pdat)} using 1:2 with points pt 7 ps 0.8 lc rgb '#202020' "
+        f"title 'one boot (its slices together)'"]
+
+
 BDEV_IDS = [i for i, v in COMPARISONS.items() if v[0] == "bdev"]
-SPEED_IDS = [i for i, v in COMPARISONS.items() if v[0] in ("uring", "query")]
+URING_IDS = [i for i, v in COMPARISONS.items() if v[0] == "uring"]
+QUERY_IDS = [i for i, v in COMPARISONS.items() if v[0] == "query"]
+# name, script, title, caption, where in the page: "ratio" (after the
+# comparisons) or "other" (after the paths)
 PLOTS = [
     ("ratio-bdev-char.svg",
-     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], BDEV_IDS, svg, tmp, t, False),
-     f"Block node ÷ char device, every pair ({CAVEAT})",
-     "Every pair's IOPS ratio (dots, the boots side by side), the median and "
-     "its 95 % interval (red), the ±2 % band (green)."),
-    ("ratio-speedups.svg",
-     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], SPEED_IDS, svg, tmp, t, True),
-     f"uring_cmd ÷ sync ioctl (Identify), batched queries ÷ ioctl() ({CAVEAT})",
-     "Every pair's IOPS ratio (log scale), the median and its 95 % interval."),
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], BDEV_IDS, svg, tmp, t),
+     f"Block node ÷ char device: IOPS, every pair ({CAVEAT})",
+     "Block node ÷ char device, IOPS: every pair's ratio (dots, the boots side "
+     "by side), each boot's median (diamonds), the median over all pairs and "
+     "its 95 % interval from the two-level bootstrap (red), the ±2 % band of "
+     "the verdict (green).", "ratio"),
+    ("cpu-bdev-char.svg",
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], BDEV_IDS, svg, tmp, t, "cpu"),
+     f"Block node ÷ char device: CPU per command, every pair ({CAVEAT})",
+     "Block node ÷ char device, the process's CPU time per command: the same "
+     "layout; above 1 the block node costs more.", "ratio"),
+    ("ratio-uring-ioctl.svg",
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], URING_IDS, svg, tmp, t,
+                                           logy=True, band=False),
+     f"uring_cmd ÷ NVME_IOCTL_ADMIN_CMD, Identify: IOPS ({CAVEAT})",
+     "uring_cmd ÷ the synchronous ioctl, Identify on /dev/nvme0n1: every "
+     "pair's IOPS ratio (log scale), each boot's median, the median and its "
+     "95 % interval.", "ratio"),
+    ("ratio-query-ioctl.svg",
+     lambda ctx, svg, tmp, t: ratio_script(ctx["comps"], QUERY_IDS, svg, tmp, t,
+                                           band=False),
+     f"Batched BLKBSZGET ÷ ioctl(): throughput ({CAVEAT})",
+     "Batched block queries through BLOCK_URING_CMD_IOCTL ÷ ioctl(BLKBSZGET): "
+     "every pair's throughput ratio, each boot's median, the median and its "
+     "95 % interval.", "ratio"),
+    ("floor-ladder.svg",
+     lambda ctx, svg, tmp, t: ladder_script(ctx["comps"], svg, tmp, t),
+     "The floor ladder: CPU per command, cheapest first",
+     "The floor ladder: the process's CPU time per command of each path, from "
+     "the slices of the comparisons it is part of, each boot (dots) and the "
+     "median over boots (bars), log scale; what each rung adds over the one "
+     "under it is in the Floors table, with its interval.", "ratio"),
     ("read-pct-qd1.svg",
      lambda ctx, svg, tmp, t: pct_script(
          ctx["comps"], [("bdev-char-read-qd1", "a"), ("bdev-char-read-qd1", "b")],
          svg, tmp, t),
      "Read passthrough latency, QD 1",
      "4 KiB read passthrough at QD 1, char device and block node interleaved "
-     "in one boot: latency by percentile."),
+     "in one boot (the first): latency by percentile, a marker at each "
+     "percentile measured.", "other"),
     ("identify-pct-qd16.svg",
      lambda ctx, svg, tmp, t: pct_script(
          ctx["comps"], [("bdev-char-identify-qd16", "a"),
                         ("bdev-char-identify-qd16", "b"),
                         ("uring-ioctl-identify-qd16", "a")], svg, tmp, t),
      "Identify latency, QD 16",
-     "Identify at QD 16 (the sync ioctl: 16 threads), all from one boot: "
-     "latency by percentile."),
+     "Identify at QD 16 (the sync ioctl: 16 threads), all from one boot (the "
+     "first): latency by percentile.", "other"),
     ("identify-qd.svg",
      lambda ctx, svg, tmp, t: qd_script(ctx["meas"], "identify", svg, tmp, t),
      "Identify: IOPS by queue depth",
-     "Identify IOPS by queue depth, each path alone (not interleaved): "
-     "median over boots, bars min–max."),
+     "Identify IOPS by queue depth, each path alone (not interleaved): a "
+     "marker at each depth measured, the median over boots, bars min–max over "
+     "boots (the spread, not an interval); no line across a depth a path was "
+     "not measured at.", "other"),
 ]
 
 
@@ -1042,7 +1334,7 @@ def make_plots(ctx, plots_dir):
         if os.path.exists(os.path.join(plots_dir, old)):
             os.remove(os.path.join(plots_dir, old))
     out = []
-    for name, fn, title, caption in PLOTS:
+    for name, fn, title, caption, where in PLOTS:
         final = os.path.join(plots_dir, name)
         with tempfile.TemporaryDirectory(prefix="report-") as tmp:
             svg = os.path.join(tmp, name)
@@ -1053,7 +1345,8 @@ def make_plots(ctx, plots_dir):
                 continue
             run_gnuplot(script, tmp)
             shutil.move(svg, final)
-        out.append({"title": title, "caption": caption, "file": final})
+        out.append({"title": title, "caption": caption, "file": final,
+                    "where": where})
     return out
 
 
@@ -1069,8 +1362,7 @@ def md_plots(ctx, which):
     outdir = os.path.dirname(os.path.abspath(ctx["out"]))
     lines = []
     for p in ctx["plots"]:
-        is_ratio = os.path.basename(p["file"]).startswith("ratio-")
-        if is_ratio != (which == "ratio"):
+        if p["where"] != which:
             continue
         rel = os.path.relpath(p["file"], outdir).replace(os.sep, "/")
         lines += [f"![{p['title']}]({rel})", "", f"*{p['caption']}*", ""]
@@ -1137,11 +1429,16 @@ def render(ctx):
 
 def summary(ctx):
     comps = [{k: c[k] for k in ("id", "title", "ratio", "cpu", "add_ns",
-                                "verdict", "boots", "slice")}
+                                "verdict", "cpu_verdict", "boots", "cpu_boots",
+                                "slice")}
              for c in ctx["comps"].values()]
     ms = [dict(zip(("group", "path", "qd", "iopoll"), key), **aggregate(per))
           for key, per in sorted(ctx["meas"].items())]
     return {"boots": sorted(ctx["boots"]), "env": ctx["env"],
+            "method": {"interval": "two-level bootstrap (boots, then pairs "
+                                   "within each), percentile 2.5-97.5",
+                       "resamples": BOOTSTRAP_N, "seed": BOOTSTRAP_SEED,
+                       "band": BAND},
             "comparisons": comps, "points": ms,
             "discarded": {i: sorted(k) for i, k in ctx["discarded"].items()},
             "icount": icount_report.summary(ctx["icount"][0])}
@@ -1196,6 +1493,10 @@ def icount_only(args):
 def main():
     args = parse_args()
     rdir = args.results_dir
+    try:
+        synthetic = check_synthetic(args)
+    except BadInput as e:
+        die(e)
     if (os.path.isdir(rdir) and icount_report.files(rdir)
             and not any(re.fullmatch(r"boot-\d+\.json", n) for n in os.listdir(rdir))):
         icount_only(args)
@@ -1204,6 +1505,7 @@ def main():
         ctx = load(args)
     except BadInput as e:
         die(e)
+    ctx["synthetic"] = synthetic
     ctx["plot_error"] = None
     try:
         ctx["plots"] = make_plots(ctx, args.plots)
