@@ -1,18 +1,28 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write made-up benchmark results, only to exercise bench/report.py.
+"""Made-up benchmark results: a test fixture for bench/report.py.
 
-usage: bench/fake_results.py DIR [--boots N] [--seed S] [--omit GROUP/PATH]...
-                             [--no-env] [--no-iopoll]
+usage: tests/host/bench_fake_results.py DIR [--boots N] [--seed S]
+                                        [--omit GROUP/PATH]... [--no-env]
+                                        [--no-iopoll]
 
 Writes DIR/boot-1.json ... boot-N.json (default 3) and DIR/env.json in the
-schema report.py reads, with every group and path the benchmark measures.
-The figures are random (seeded, so the same arguments give the same files)
-around a rough model of a TCG guest: a fixed latency at queue depth 1 and a
-ceiling each path saturates at; the comparisons (uc_bench pair) around a
-made-up ratio per comparison. The numbers mean nothing; a few targets are
-deliberately missed so the report's MISSED rows get exercised. --omit drops a
-path (repeatable), --no-iopoll the iopoll=true read4k runs.
+schema bench/report.py reads, every one marked "synthetic": true, which
+report.py refuses without --allow-synthetic and never writes into the
+committed RESULTS.md or bench/plots. The figures are random (seeded: the
+same arguments give the same files) and mean nothing.
+
+What they exercise in the report: the comparisons of bench/run.sh (uc_bench
+pair, the ids of report.py's COMPARISONS: block node ÷ char device, uring_cmd
+÷ ioctl, batched queries ÷ ioctl(), the floors), each with 32 pairs per
+boot around a made-up ratio, so that the verdicts come out mixed (within,
+resolved inside the band, resolved outside it, unresolved); the single
+points of every group (floor, identify, smart, query, read4k, fio), from a
+rough model of a TCG guest (a latency at QD 1 and a ceiling each path
+saturates at); and the profile boot's cost-*.json (sample shares), so the
+section on where the block node's time goes is drawn. --omit drops a point
+(repeatable), --no-iopoll the polled read4k points, --no-env env.json (the
+boot files still say they are synthetic).
 """
 import argparse
 import json
@@ -148,7 +158,7 @@ def modelled(rng, boot_f, group, entry, qd, iopoll):
     path, label, _, lat1, ceiling = entry
     if iopoll:
         lat1 *= 0.85
-        # pt-bdev polls worse at depth: a MISSED row in the report
+        # pt-bdev polls worse at depth
         ceiling *= 0.97 if path == "pt-bdev" else 1.05
     noise = boot_f * rng.gauss(1, 0.02)
     iops = noise / (lat1 * 1e-6 / qd + 1 / ceiling)
@@ -183,6 +193,8 @@ def pair_results(rng, boot_f, npairs=32, slice_n=2000):
     out = []
     for cid, (pa, la, pb, lb, qd, iops, r, c) in PAIRS.items():
         rows = []
+        if cid == "bdev-char-read-poll-qd1":
+            r *= rng.gauss(1, 0.03)  # boots that disagree: an unresolved verdict
         for _ in range(npairs):
             ia = boot_f * iops * rng.gauss(1, 0.04)
             ib = ia * r * rng.gauss(1, 0.015)
@@ -196,10 +208,15 @@ def pair_results(rng, boot_f, npairs=32, slice_n=2000):
             pt["n"] = npairs * slice_n
             pt["cpu_ns_per_cmd"] = statistics.median(x[col] for x in rows)
             pt["busy_ns_per_cmd"] = pt["cpu_ns_per_cmd"] * 1.3
+            pt["busy_src"] = "nohz"     # as uc_bench writes it now
+            pt["lat_n"] = 4 * 2 * slice_n  # its latency slices
         ratio = median_ci([x[1] / x[0] for x in rows])
         lo, hi = ratio["lo"], ratio["hi"]
-        verdict = ("within" if lo >= 0.98 and hi <= 1.02 else "faster" if lo > 1
-                   else "slower" if hi < 1 else "unresolved")
+        inside = lo >= 0.98 and hi <= 1.02
+        verdict = ("faster" if lo > 1 else "slower" if hi < 1 else
+                   "within" if inside else "unresolved")
+        if inside and verdict != "within":
+            verdict += ", by at most 2 %"
         out.append({"kind": "pair", "group": cid, "slice": slice_n, "pairs_n": npairs,
                     "band": 0.02, "a": a, "b": b, "pairs": rows,
                     "cpu_ratio": median_ci([x[3] / x[2] for x in rows]),
@@ -235,21 +252,45 @@ def main():
                if f'{r["group"]}/{r["path"]}' not in args.omit]
         pairs = pair_results(rng, rng.gauss(1, 0.1))
         write_json(os.path.join(args.dir, f"boot-{boot}.json"), {
-            "boot": boot, "kernel": "6.1.192-g007529734fd0", "accel": "tcg",
+            "synthetic": True, "boot": boot, "kernel": "6.1.192-g007529734fd0", "accel": "tcg",
             "guest_cpus": 2, "guest_mem_mb": 2048, "results": res,
             "pairs": pairs})
     if not args.no_env:
         write_json(os.path.join(args.dir, "env.json"), {
-            "host_cpu": "Fake CPU @ 2.0GHz (2 cores)",
+            "synthetic": True, "host_cpu": "Fake CPU @ 2.0GHz (2 cores)",
             "host_kernel": "6.1.0-fake-amd64",
             "qemu": "QEMU emulator version 7.2.19 (Debian 1:7.2+dfsg-7+deb12u16)",
             "date": "2025-01-01T00:00:00Z", "commit": "0123456789ab (fake)",
             "boots": args.boots,
-            "counts": {"warmup": 2000, "measured": 20000}})
+            "counts": {"warmup_per_point": 2000, "measured_per_point": 20000,
+                       "pairs": 32, "slice": 2000}})
+    write_costs(args.dir, rng)
+
+
+# the profiles report.py reads (bench/profile.sh's cost-NAME.json): side ->
+# {function: share %}
+COSTS = {
+    "features-uring-char-qd1": {"nvme_dev_uring_cmd": 0.1, "io_uring_cmd": 0.2,
+                                "nvme_uring_cmd_io": 0.8},
+    "features-uring-bdev-qd1": {"blkdev_uring_cmd": 0.9, "nvme_ns_bdev_uring_cmd": 0.6,
+                                "io_uring_cmd": 0.3, "nvme_uring_cmd_io": 1.5},
+    "read-pt-ng-qd16": {"nvme_ns_chr_uring_cmd": 0.1, "nvme_uring_cmd_io": 0.7},
+    "read-pt-bdev-qd16": {"blkdev_uring_cmd": 0.3, "nvme_ns_bdev_uring_cmd": 0.1,
+                          "nvme_uring_cmd_io": 1.2},
+}
+
+
+def write_costs(d, rng):
+    for side, shares in COSTS.items():
+        share = {fn: round(v * rng.uniform(0.8, 1.2), 2) for fn, v in shares.items()}
+        share["other"] = round(100 - sum(share.values()), 2)
+        write_json(os.path.join(d, f"cost-{side}.json"), {
+            "synthetic": True, "n": 20000, "samples": rng.randrange(900, 6000),
+            "cpu_ns_per_cmd": rng.uniform(9000, 40000), "share_pct": share})
 
 
 if __name__ == "__main__":
     try:
         main()
     except OSError as e:
-        sys.exit(f"fake_results.py: {e}")
+        sys.exit(f"bench_fake_results.py: {e}")
