@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: boots the guest BOOTS times (3), runs bench/run.sh in each,
-# keeps the JSON under bench/results/RUN/, profiles the compared paths in
+# keeps the JSON under bench/results/RUN/ (and, after the report, only the
+# runs the reports are made from), profiles the compared paths in
 # one more boot (bench/profile.sh), counts instructions per command in
 # ICOUNT_BOOTS (2) more under QEMU's icount (bench/icount.sh: one vCPU, 1 ns
 # of guest time per instruction, the same figure every boot) and writes
@@ -171,3 +172,19 @@ PY
 "$top/bench/report.py" "$dir" --out "$results_md" --plots "$plots" \
 	--command "make bench$([ "$accel" = tcg ] || echo " KVM=1")" || die "report.py failed"
 echo "bench: ${results_md#"$top"/} and ${plots#"$top"/}/ from bench/results/$run"
+
+# bench/results keeps what the reports are made from: this run and the
+# runs RESULTS.md and RESULTS-kvm.md link to; older runs (an older icount
+# run too: this one's section replaced it) go. The boots' own output stays
+# in build/results/.
+keep=$(cat "$top/RESULTS.md" "$top/RESULTS-kvm.md" 2>/dev/null |
+	sed -n 's|.*(bench/results/\([^/)]*\)/.*|\1|p' | sort -u)
+gone=0
+for old in "$top"/bench/results/*/; do
+	old=$(basename "$old")
+	[ "$old" != "$run" ] || continue
+	! grep -qxF -- "$old" <<<"$keep" || continue
+	rm -rf "${top:?}/bench/results/$old"
+	gone=$((gone + 1))
+done
+[ "$gone" = 0 ] || echo "bench: removed $gone older run(s) from bench/results (git rm them with the new run's commit)"
