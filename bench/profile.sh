@@ -9,9 +9,10 @@
 #
 # OUTDIR/profile-NAME.txt: `perf report --sort sym -n` of the run, kernel
 # and user space, symbols at 1% or more. OUTDIR/cost-NAME.json: every
-# symbol's share of the samples with the run's CPU time per command
-# (uc_bench's getrusage), from which report.py gives each function's cost
-# in ns per command.
+# symbol's share of the samples, their count and the run's CPU time per
+# command (uc_bench's getrusage), from which report.py gives each
+# function's samples and share (not a cost in ns: see RESULTS.md). The run
+# of an admin or read path includes its latency slice.
 # Needs perf (linux-perf).
 set -eu
 
@@ -43,7 +44,7 @@ prof() {
 		2>/dev/null >"$work/$name.all"
 	{
 		echo "# uc_bench -n $n $*"
-		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("# IOPS %.0f, p50 %.1f us" % (d["iops"], d["lat_ns"]["p50"] / 1000))' "$work/$name.json"
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p50 = d["lat_ns"]["p50"]; print("# IOPS %.0f" % d["iops"] + (", p50 %.1f us" % (p50 / 1000) if p50 is not None else ""))' "$work/$name.json"
 		awk '!/^#/ && NF && $1 + 0 >= 1' "$work/$name.all" | head -n 40
 	} >"$out/profile-$name.txt"
 	python3 - "$work/$name.json" "$work/$name.all" "$name" "$*" \

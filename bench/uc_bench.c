@@ -25,6 +25,8 @@
  *                slice [2000]
  *   -w W         warm-up commands, not measured  [one path: N/10; pair: N]
  *   -r R         pair: pairs of slices            [32]
+ *   -L L         pair: pairs of latency slices after them (admin and
+ *                read paths; 0: none)               [4]
  *   -g GROUP     name written into the JSON
  *
  * admin: Identify Controller, the SMART / health log (512 bytes) or Get
@@ -36,21 +38,28 @@
  * io_uring read or as NVMe Read passthrough (NVME_URING_CMD_IO on
  * /dev/ngXnY or the block node).
  *
- * One path prints one JSON object: the measured commands' figures (latency
- * from submission to the reaping of each command's completion: mean, min,
- * percentiles, a CDF at every percent and at 99.5-99.99 %), IOPS over the
- * measured part, and CPU time per command: the process's (getrusage, all
- * its threads) and the whole guest's busy time (/proc/stat, every CPU,
- * interrupts included).
+ * One path prints one JSON object: IOPS over the measured commands and CPU
+ * time per command: the process's (getrusage, all its threads) and the
+ * whole guest's busy time (elapsed x CPUs minus the nohz idle and iowait
+ * time of every CPU, /proc/timer_list: interrupts and kernel threads
+ * included); then, for admin commands and reads, latency (from submission
+ * to the reaping of each command's completion: mean, min, percentiles, a
+ * CDF at every percent and at 99.5-99.99 %) from a separate latency slice
+ * of N commands. The measured slices read no clock per command: they are
+ * timed whole. Block queries and NOPs have no latency: a batch's round
+ * trip is not a query's, and a clock read costs about what a query does.
  *
  * pair runs A and B in slices of N commands, ABBA order (A B, B A, A B,
- * ...), each path on its own ring or threads set up once, and prints one
- * JSON object: both paths' figures over all their slices, every pair's
- * IOPS and CPU per command, and the median over the pairs of B's IOPS over
- * A's, of B's CPU per command over A's and of B's time per command minus
- * A's, each with a 95 % confidence interval (sign test: order statistics
- * of the pairs), and the verdict on the IOPS ratio: "within" (the interval
- * inside 0.98-1.02), "faster" (above 1), "slower" (below 1), "unresolved".
+ * ...), each path on its own ring or threads set up once, then -L pairs
+ * of latency slices (not in the ratios), and prints one JSON object: both
+ * paths' figures, every pair's IOPS and CPU per command, and the median
+ * over the pairs of B's IOPS over A's, of B's CPU per command over A's and
+ * of B's time per command minus A's, each with a 95 % confidence interval
+ * (sign test: order statistics of the pairs; bench/report.py gives the
+ * intervals over boots), and the verdict on the IOPS ratio, a resolved
+ * difference first: "faster" (the interval above 1), "slower" (below 1),
+ * either with ", by at most 2 %" when the interval also lies inside
+ * 0.98-1.02, "within" (includes 1, inside 0.98-1.02), "unresolved".
  *
  * Exit status 0; 1 on an error, with one line saying what; 2 when the
  * kernel lacks the path (no uring_cmd on this node).
@@ -108,18 +117,19 @@ struct bench {
 	struct io_uring ring;
 	struct slot *slots;
 	unsigned int *free_slots, nfree, seed;
+	unsigned int side, slices;	/* the seed of each slice's reads */
 
 	/* sync paths, QD > 1: QD threads, kept between slices */
 	pthread_t *th;
 	pthread_barrier_t go, done;
-	pthread_mutex_t lock;
-	unsigned int issued, slice_end;
+	unsigned int issued, slice_end;	/* atomic: no lock per command */
 	bool quit;
 
-	/* figures of the recorded slices */
-	bool record;
-	uint64_t *lat;		/* ns, one per recorded command */
-	unsigned int nlat, cap;
+	/* latency, in latency slices only */
+	bool timed;
+	uint64_t *lat;		/* ns, one per timed command */
+	unsigned int nlat, cap;	/* nlat: atomic */
+	/* figures of the measured slices */
 	uint64_t wall_ns, cpu_ns, busy_ns, cmds;
 };
 
@@ -248,10 +258,23 @@ static __u64 want_res(const struct bench *b)
 	return 0;
 }
 
+/* one command's latency, from any thread (latency slices only) */
 static void record(struct bench *b, uint64_t ns)
 {
-	if (b->record && b->nlat < b->cap)
-		b->lat[b->nlat++] = ns;
+	unsigned int i = __atomic_fetch_add(&b->nlat, 1, __ATOMIC_RELAXED);
+
+	if (i < b->cap)
+		b->lat[i] = ns;
+	else
+		__atomic_store_n(&b->nlat, b->cap, __ATOMIC_RELAXED);
+}
+
+/* Whether a path's latency means something: not for batched queries and
+ * NOPs (the batch's round trip) nor for the ioctl query (a clock read
+ * costs about what it does). */
+static bool has_latency(const struct bench *b)
+{
+	return b->kind == K_ADMIN || b->kind == K_READ;
 }
 
 /* ---- uring paths: QD in flight, or batches of QD for nop and queries ---- */
@@ -283,7 +306,6 @@ static void setup_uring(struct bench *b)
 		b->free_slots[i] = i;
 	}
 	b->nfree = b->qd;
-	b->seed = 42;
 
 	if (b->fixed_file && b->kind != K_NOP) {
 		ret = io_uring_register_files(&b->ring, &b->fd, 1);
@@ -313,13 +335,16 @@ static void slice_uring(struct bench *b, unsigned int count)
 	bool batch = b->kind == K_QUERY || b->kind == K_NOP;
 	int ret;
 
+	/* each slice reads its own blocks: its side's and number's seed */
+	b->seed = 42 + b->side * 1000003u + b->slices++ * 7919u;
 	while (done < count) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, seen = 0;
 
-		/* refill: all free slots, or a whole batch at once */
+		/* refill: all free slots, or a whole batch at once; submitted
+		 * and waited for in one io_uring_enter() */
 		if ((!batch || inflight == 0) && submitted < count) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = b->timed ? now_ns() : 0;
 
 			while (b->nfree && submitted < count) {
 				struct io_uring_sqe *sqe = io_uring_get_sqe(&b->ring);
@@ -331,9 +356,9 @@ static void slice_uring(struct bench *b, unsigned int count)
 				submitted++;
 				inflight++;
 			}
-			ret = io_uring_submit(&b->ring);
-			if (ret < 0)
-				die("io_uring_submit: %s", strerror(-ret));
+			ret = io_uring_submit_and_wait(&b->ring, 1);
+			if (ret < 0 && ret != -EINTR)
+				die("io_uring_submit_and_wait: %s", strerror(-ret));
 		}
 		ret = io_uring_wait_cqe(&b->ring, &cqe);
 		if (ret && ret != -EINTR && ret != -ETIME && ret != -EAGAIN)
@@ -342,7 +367,8 @@ static void slice_uring(struct bench *b, unsigned int count)
 			unsigned int s = cqe->user_data;
 
 			check_res(b, cqe->res, want_res(b));
-			record(b, now_ns() - b->slots[s].t0);
+			if (b->timed)
+				record(b, now_ns() - b->slots[s].t0);
 			done++;
 			seen++;
 			inflight--;
@@ -358,10 +384,11 @@ static void sync_cmd(struct bench *b, void *buf)
 {
 	struct nvme_passthru_cmd ac;
 	struct nvme_uring_cmd c;
-	uint64_t t0, t1;
+	uint64_t t0 = 0;
 	int bsz, ret;
 
-	t0 = now_ns();
+	if (b->timed)
+		t0 = now_ns();
 	if (b->kind == K_QUERY) {
 		ret = ioctl(b->fd, BLKBSZGET, &bsz);
 	} else {
@@ -369,27 +396,20 @@ static void sync_cmd(struct bench *b, void *buf)
 		uringcmd_nvme_to_passthru(&c, &ac);
 		ret = ioctl(b->fd, NVME_IOCTL_ADMIN_CMD, &ac);
 	}
-	t1 = now_ns();
+	if (b->timed)
+		record(b, now_ns() - t0);
 	if (ret)
 		check_res(b, ret < 0 ? -errno : ret, 0);
-	if (b->qd > 1)
-		pthread_mutex_lock(&b->lock);
-	record(b, t1 - t0);
-	if (b->qd > 1)
-		pthread_mutex_unlock(&b->lock);
 }
 
-/* commands until the slice's count is taken; one thread takes no lock */
+/* commands until the slice's count is taken: an atomic counter, no lock
+ * (the barriers order it between slices) */
 static void sync_loop(struct bench *b, void *buf)
 {
 	for (;;) {
-		unsigned int i;
+		unsigned int i = b->qd > 1 ?
+			__atomic_fetch_add(&b->issued, 1, __ATOMIC_RELAXED) : b->issued++;
 
-		if (b->qd > 1)
-			pthread_mutex_lock(&b->lock);
-		i = b->issued++;
-		if (b->qd > 1)
-			pthread_mutex_unlock(&b->lock);
 		if (i >= b->slice_end)
 			return;
 		sync_cmd(b, buf);
@@ -416,7 +436,6 @@ static void setup_sync(struct bench *b)
 {
 	unsigned int i;
 
-	pthread_mutex_init(&b->lock, NULL);
 	if (b->qd == 1) {
 		b->slots = calloc(1, sizeof(*b->slots));
 		if (!b->slots)
@@ -458,37 +477,25 @@ static uint64_t cpu_self_ns(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
-/* busy time of every CPU of the guest, from /proc/stat (USER_HZ ticks) */
+/* busy time of every CPU of the guest so far: elapsed x CPUs minus idle
+ * and iowait, from the nohz accounting (uc_common.h) */
 static uint64_t busy_ns(void)
 {
-	unsigned long long v[8] = { 0 }, sum = 0;
-	static long hz;
-	FILE *f;
-	int i, got;
+	struct uc_idle s;
 
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	f = fopen("/proc/stat", "r");
-	if (!f)
-		die("/proc/stat: %s", strerror(errno));
-	got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (got != 8)
-		die("/proc/stat: unexpected format");
-	/* user nice system idle iowait irq softirq steal: all but idle, iowait */
-	for (i = 0; i < 8; i++)
-		if (i != 3 && i != 4)
-			sum += v[i];
-	return sum * (1000000000ULL / hz);
+	uc_idle_read(&s);
+	return s.now * s.cpus - s.idle;
 }
 
+/*
+ * One slice of @count commands; @rec: its figures count (a measured slice,
+ * timed whole), else a warm-up or, with @b->timed, a latency slice.
+ */
 static struct slice run_slice(struct bench *b, unsigned int count, bool rec)
 {
 	uint64_t busy0, cpu0, t0;
 	struct slice s;
 
-	b->record = rec;
 	busy0 = busy_ns();
 	cpu0 = cpu_self_ns();
 	t0 = now_ns();
@@ -510,7 +517,7 @@ static struct slice run_slice(struct bench *b, unsigned int count, bool rec)
 
 static void setup(struct bench *b, unsigned int cap)
 {
-	b->lat = calloc(cap, sizeof(*b->lat));
+	b->lat = calloc(cap ? cap : 1, sizeof(*b->lat));
 	if (!b->lat)
 		die("out of memory");
 	b->cap = cap;
@@ -555,9 +562,10 @@ static void print_point(struct bench *b)
 	unsigned int n = b->nlat, i;
 	uint64_t sum = 0;
 
-	if (!n || !b->cmds || !b->wall_ns)
+	if (!b->cmds || !b->wall_ns)
 		die("nothing measured");
-	qsort(b->lat, n, sizeof(*b->lat), cmp_u64);
+	if (n)
+		qsort(b->lat, n, sizeof(*b->lat), cmp_u64);
 	for (i = 0; i < n; i++)
 		sum += b->lat[i];
 	printf("{");
@@ -569,9 +577,14 @@ static void print_point(struct bench *b)
 	       "\"fixed_buf\": %s, ", b->qd, json_bool(b->iopoll),
 	       json_bool(b->fixed_file), json_bool(b->fast_ring), json_bool(b->fixed_buf));
 	printf("\"n\": %llu, \"iops\": %.1f, \"cpu_ns_per_cmd\": %.1f, "
-	       "\"busy_ns_per_cmd\": %.1f, ", (unsigned long long)b->cmds,
-	       b->cmds * 1e9 / (double)b->wall_ns, (double)b->cpu_ns / b->cmds,
-	       (double)b->busy_ns / b->cmds);
+	       "\"busy_ns_per_cmd\": %.1f, \"busy_src\": \"nohz\", \"lat_n\": %u, ",
+	       (unsigned long long)b->cmds, b->cmds * 1e9 / (double)b->wall_ns,
+	       (double)b->cpu_ns / b->cmds, (double)b->busy_ns / b->cmds, n);
+	if (!n) {	/* no latency for this path */
+		printf("\"lat_ns\": {\"mean\": null, \"min\": null, \"p50\": null, "
+		       "\"p99\": null, \"p999\": null, \"max\": null}, \"cdf\": []}");
+		return;
+	}
 	printf("\"lat_ns\": {\"mean\": %.0f, \"min\": %llu, \"p50\": %llu, "
 	       "\"p99\": %llu, \"p999\": %llu, \"max\": %llu}, ", (double)sum / n,
 	       (unsigned long long)b->lat[0],
@@ -623,25 +636,38 @@ static void print_ci(const char *key, double *v, unsigned int n, double *med,
 	       *med, *lo, *hi);
 }
 
+/* a resolved difference first ("faster" or "slower", which the caller
+ * qualifies inside the band), then "within" the band, else "unresolved" */
 static const char *verdict(double lo, double hi)
 {
-	if (lo >= 1 - BAND && hi <= 1 + BAND)
-		return "within";
 	if (lo > 1)
 		return "faster";
 	if (hi < 1)
 		return "slower";
+	if (lo >= 1 - BAND && hi <= 1 + BAND)
+		return "within";
 	return "unresolved";
 }
 
 /* ---- the two modes ---------------------------------------------------------- */
 
+/* a latency slice: every command timed, not in the figures */
+static void run_timed(struct bench *b, unsigned int count)
+{
+	if (!has_latency(b))
+		return;
+	b->timed = true;
+	run_slice(b, count, false);
+	b->timed = false;
+}
+
 static void run_one(struct bench *b, unsigned int n, unsigned int warmup)
 {
-	setup(b, n);
+	setup(b, has_latency(b) ? n : 0);
 	if (warmup)
 		run_slice(b, warmup, false);
 	run_slice(b, n, true);
+	run_timed(b, n);
 	print_point(b);
 	putchar('\n');
 }
@@ -651,7 +677,8 @@ static void run_one(struct bench *b, unsigned int n, unsigned int warmup)
  * warm-up slice of each.
  */
 static void run_pair(struct bench *a, struct bench *b, const char *group,
-		     unsigned int slice, unsigned int warmup, unsigned int pairs)
+		     unsigned int slice, unsigned int warmup, unsigned int pairs,
+		     unsigned int lat_pairs)
 {
 	double *ratio = calloc(pairs, sizeof(double));
 	double *cpu = calloc(pairs, sizeof(double));
@@ -662,8 +689,10 @@ static void run_pair(struct bench *a, struct bench *b, const char *group,
 
 	if (!ratio || !cpu || !add || !s)
 		die("out of memory");
-	setup(a, pairs * slice);
-	setup(b, pairs * slice);
+	a->side = 1;
+	b->side = 2;
+	setup(a, has_latency(a) ? lat_pairs * slice : 0);
+	setup(b, has_latency(b) ? lat_pairs * slice : 0);
 	if (warmup) {
 		run_slice(a, warmup, false);
 		run_slice(b, warmup, false);
@@ -676,6 +705,11 @@ static void run_pair(struct bench *a, struct bench *b, const char *group,
 			s[i][1] = run_slice(b, slice, true);
 			s[i][0] = run_slice(a, slice, true);
 		}
+	}
+	/* latency, apart from the measured slices: A B, B A, ... */
+	for (i = 0; i < lat_pairs; i++) {
+		run_timed(i % 2 ? b : a, slice);
+		run_timed(i % 2 ? a : b, slice);
 	}
 
 	printf("{\"kind\": \"pair\", ");
@@ -699,7 +733,9 @@ static void run_pair(struct bench *a, struct bench *b, const char *group,
 	print_ci("cpu_ratio", cpu, pairs, &med, &lo, &hi);
 	print_ci("add_ns", add, pairs, &med, &lo, &hi);
 	print_ci("ratio", ratio, pairs, &med, &lo, &hi);
-	printf("\"verdict\": \"%s\"}\n", verdict(lo, hi));
+	printf("\"verdict\": \"%s%s\"}\n", verdict(lo, hi),
+	       lo >= 1 - BAND && hi <= 1 + BAND && (lo > 1 || hi < 1) ?
+	       ", by at most 2 %" : "");
 }
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -754,8 +790,8 @@ static void open_dev(struct bench *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: uc_bench [-n N] [-w W] [-r PAIRS] [-g GROUP] [PATH-OPTIONS] SPEC\n"
-		"       uc_bench [-n N] [-w W] [-r PAIRS] [-g GROUP] [PATH-OPTIONS] pair SPEC vs SPEC\n"
+	fprintf(stderr, "usage: uc_bench [-n N] [-w W] [-g GROUP] [PATH-OPTIONS] SPEC\n"
+		"       uc_bench [-n N] [-w W] [-r PAIRS] [-L PAIRS] [-g GROUP] [PATH-OPTIONS] pair SPEC vs SPEC\n"
 		"SPEC:  [-q QD] [-P] [-F] [-C] [-B] [-p PATH] [-l LABEL]\n"
 		"       nop | admin ioctl|uring DEV identify|smart|features |\n"
 		"       query ioctl|uring DEV | read uring|pt DEV\n");
@@ -769,7 +805,7 @@ static bool is(const char *a, const char *b)
 
 /* the options of a run, beside those of a path */
 struct run {
-	unsigned int n, warmup, pairs;
+	unsigned int n, warmup, pairs, lat_pairs;
 	bool warmup_set;
 };
 
@@ -782,14 +818,15 @@ static int parse_opts(struct bench *b, struct run *r, int argc, char **argv)
 	int opt;
 
 	optind = 0;	/* glibc: start afresh, at argv[1] */
-	while ((opt = getopt(argc, argv, "+q:n:w:r:PFCBg:p:l:")) != -1) {
-		if (!r && strchr("nwrg", opt))
+	while ((opt = getopt(argc, argv, "+q:n:w:r:L:PFCBg:p:l:")) != -1) {
+		if (!r && strchr("nwrLg", opt))
 			usage();
 		switch (opt) {
 		case 'q': b->qd = strtoul(optarg, NULL, 0); break;
 		case 'n': r->n = strtoul(optarg, NULL, 0); break;
 		case 'w': r->warmup = strtoul(optarg, NULL, 0); r->warmup_set = true; break;
 		case 'r': r->pairs = strtoul(optarg, NULL, 0); break;
+		case 'L': r->lat_pairs = strtoul(optarg, NULL, 0); break;
 		case 'P': b->iopoll = true; break;
 		case 'F': b->fixed_file = true; break;
 		case 'C': b->fast_ring = true; break;
@@ -852,7 +889,7 @@ static void parse_spec(struct bench *b, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct bench t = { .qd = 1, .fd = -1 }, a, b;
-	struct run r = { .pairs = 32 };
+	struct run r = { .pairs = 32, .lat_pairs = 4 };
 	unsigned int n;
 	int i, k;
 
@@ -881,6 +918,6 @@ int main(int argc, char **argv)
 	parse_spec(&b, argc - i - k, argv + i + k);
 	n = r.n ? r.n : 2000;
 	run_pair(&a, &b, t.group ? t.group : "pair", n,
-		 r.warmup_set ? r.warmup : n, r.pairs);
+		 r.warmup_set ? r.warmup : n, r.pairs, r.lat_pairs);
 	return 0;
 }
