@@ -33,6 +33,9 @@ in /proc/config.gz in the guest.
                         there keeps its data across boots)
       --null-last       back only the last namespace with null-co (a floor
                         for benchmarks beside file-backed ones)
+      --null-latency NS null-co namespaces complete each read or write NS
+                        ns after it starts (QEMU's latency-ns, timed by the
+                        host's clock); default 0
       --ns PROPS        one more namespace after the -n ones, formatted by
                         QEMU's nvme-ns properties PROPS, comma-separated:
                         logical_block_size, physical_block_size, ms, mset,
@@ -79,6 +82,12 @@ in /proc/config.gz in the guest.
                         single-threaded TCG, -icount shift=0,sleep=off, so
                         the guest's clock advances 1 ns per retired
                         instruction (bench/icount.sh); not with --kvm
+      --icount-sleep    as --icount, but sleep=on: while the guest idles its
+                        clock follows the host's, up to its next timer,
+                        instead of jumping to that timer at once; time spent
+                        running is still one instruction a ns. For commands
+                        the host completes: a wait of a few us then rarely
+                        meets a timer tick (sleep=off: one or more each)
       --mem MB          guest memory (default 2048)
       --cpus N          guest CPUs (default 2)
       --results DIR     writable share, /run/results in the guest (default: a
@@ -94,7 +103,7 @@ USAGE
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
-images=$top/build/nvme pidfile='' links=()
+images=$top/build/nvme pidfile='' links=() null_latency=0
 any_config=0 needs=()
 accel=tcg mem=2048 cpus=2 results='' icount=0 append=
 # make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
@@ -113,6 +122,7 @@ while [ $# -gt 0 ]; do
 	--pidfile) pidfile=$2; shift ;;
 	--udp-link) links+=("$2"); shift ;;
 	--null-last) null=last ;;
+	--null-latency) null_latency=$2; shift ;;
 	--subsys) subsys=1 ;;
 	--mdts) mdts=$2; shift ;;
 	--queues) queues=$2; shift ;;
@@ -123,6 +133,7 @@ while [ $# -gt 0 ]; do
 	--any-config) any_config=1 ;;
 	--kvm) accel=kvm ;;
 	--icount) icount=1 ;;
+	--icount-sleep) icount=sleep ;;
 	--mem) mem=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--results) results=$2; shift ;;
@@ -158,13 +169,13 @@ check_setup() {
 	done
 	file -b "$kernel" 2>/dev/null | grep -q 'Linux kernel x86 boot' ||
 		die "$kernel is not an x86 bzImage"
-	if [ "$icount" = 1 ] && [ "$accel" = kvm ]; then
+	if [ "$icount" != 0 ] && [ "$accel" = kvm ]; then
 		die "--icount is TCG's instruction counter: not with --kvm (or UC_KVM=1)"
 	fi
 	if [ "$accel" = kvm ] && [ ! -w /dev/kvm ]; then
 		die "--kvm given but /dev/kvm is not usable"
 	fi
-	for n in "$namespaces" "$size" "$timeout" "$mem" "$cpus" ${mdts:+"$mdts"} ${queues:+"$queues"}; do
+	for n in "$namespaces" "$size" "$timeout" "$mem" "$cpus" "$null_latency" ${mdts:+"$mdts"} ${queues:+"$queues"}; do
 		case $n in
 		''|*[!0-9]*) die "'$n' is not a number" ;;
 		esac
@@ -270,7 +281,8 @@ fmt_size() { # spec
 # Namespaces: sparse images under build/nvme/ (--images), or null-co.
 nvme_args() {
 	local ctrl=nvme0 i dev=nvme private=
-	local extra=${mdts:+,mdts=$mdts}${queues:+,max_ioqpairs=$queues}
+	local extra=${mdts:+,mdts=$mdts}${queues:+,max_ioqpairs=$queues} lat=
+	[ "$null_latency" = 0 ] || lat=,latency-ns=$null_latency
 
 	if [ "$subsys" = 1 ]; then
 		qargs+=(-device nvme-subsys,id=subsys0,nqn=uringcmd-subsys)
@@ -285,7 +297,7 @@ nvme_args() {
 	mkdir -p "$images"
 	for i in $(seq 1 "$namespaces"); do
 		if [ "$null" = 1 ] || { [ "$null" = last ] && [ "$i" = "$namespaces" ]; }; then
-			qargs+=(-blockdev "driver=null-co,node-name=ns$i,size=$((size << 20)),read-zeroes=on")
+			qargs+=(-blockdev "driver=null-co,node-name=ns$i,size=$((size << 20)),read-zeroes=on$lat")
 		else
 			local img=$images/ns$i.img
 			truncate -s "${size}M" "$img"
@@ -369,14 +381,15 @@ rm -f "$results/rc" "$results/console.log"
 write_command "$@"
 
 # --icount: one vCPU on one TCG thread, 1 ns of guest time per instruction
-# (sleep=off: an idle guest's clock jumps to its next timer)
+# (sleep=off: an idle guest's clock jumps to its next timer; --icount-sleep,
+# sleep=on: it follows the host's clock there)
 [ "$icount" = 0 ] || cpus=1
 qargs=(-machine q35 -m "$mem" -smp "$cpus" -nodefaults -no-user-config
 	-display none -no-reboot -monitor none)
 if [ "$accel" = kvm ]; then
 	qargs+=(-accel kvm -cpu host)
-elif [ "$icount" = 1 ]; then
-	qargs+=(-accel tcg,thread=single -icount shift=0,sleep=off -cpu max)
+elif [ "$icount" != 0 ]; then
+	qargs+=(-accel tcg,thread=single -icount "shift=0,sleep=$([ "$icount" = sleep ] && echo on || echo off)" -cpu max)
 else
 	qargs+=(-accel tcg,thread=multi -cpu max)
 fi
@@ -434,7 +447,7 @@ if [ "$interactive" = 1 ]; then
 else
 	boot_t0=$(date +%s)
 	printf '==> boot: %s under QEMU %s, console in %s\n' "${kernel##*/}" \
-		"$([ "$accel" = kvm ] && echo KVM || echo "TCG$([ "$icount" = 0 ] || echo ' with icount, one vCPU') (a minute to boot, more on a debug kernel)")" \
+		"$([ "$accel" = kvm ] && echo KVM || echo "TCG$([ "$icount" = 0 ] || echo " with icount$([ "$icount" != sleep ] || echo ' (sleep=on)'), one vCPU") (a minute to boot, more on a debug kernel)")" \
 		"$results/console.log" >&2
 	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null &
 	qemu_pid=$!
