@@ -6,7 +6,7 @@
  * 1 ns of guest time is one retired instruction. bench/icount.sh runs it.
  *
  *   uc_icount [-n N] [-r REPS] [-b BATCH] [-q QD] [-F] [-D] [-P]
- *             [-p PATH] [-l LABEL] MODE [ARGS]
+ *             [-E EINVAL|EFAULT] [-p PATH] [-l LABEL] MODE [ARGS]
  *
  * MODE:
  *   getppid                 a bare system call
@@ -25,6 +25,15 @@
  *   blkdiscard DEV BYTES    ioctl(BLKDISCARD)
  *   punch DEV BYTES         fallocate(PUNCH_HOLE|KEEP_SIZE)
  *
+ * -E makes admin and read commands ones the NVMe driver refuses, the
+ * same on every node, with no command reaching the device: EINVAL, a
+ * nonzero flags byte in struct nvme_uring_cmd, refused by
+ * nvme_uring_cmd_io() once the whole dispatch (io_uring, the node's
+ * ->uring_cmd, the driver) is done; EFAULT (Identify and reads only), a
+ * buffer on a PROT_NONE page, refused by the mapping of the user buffer
+ * after the request is allocated, which frees it again. Both complete
+ * inline: no host thread takes part, so every figure is deterministic.
+ *
  * The loop of N commands reads no clock: CLOCK_MONOTONIC,
  * CLOCK_PROCESS_CPUTIME_ID and the CPUs' idle time are read before and
  * after it. One warm-up run of N/10, then REPS (3) runs of N, each a
@@ -40,6 +49,10 @@
  *            clock jumps to its next timer under icount (sleep=off), so
  *            a wait on the host costs timer interrupts, as many as the
  *            host's delay allows
+ *   irqs     interrupts per command, every kind (/proc/stat's intr)
+ *   ctxt     context switches per command (/proc/stat's ctxt): 2 when
+ *            every command puts the task to sleep and the idle task
+ *            runs until the completion's interrupt, 0 when none does
  * Device commands and reads wait on the emulated controller, whose
  * completions come from host threads at no fixed instruction: their
  * elapsed figure is not deterministic, busy and cpu are meant to be.
@@ -58,6 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/falloc.h>
@@ -77,6 +91,8 @@ static const char *const mode_names[] = { "getppid", "nop", "ioctl", "query", "q
 static struct {
 	enum mode mode;
 	unsigned int n, reps, batch, qd;
+	int reject;		/* -E: 0, -EINVAL or -EFAULT */
+	void *bad;		/* -E EFAULT: a PROT_NONE page */
 	bool fixed_file, defer, iopoll, features;
 	const char *dev, *path, *label;
 	int fd, bsz;
@@ -134,6 +150,25 @@ static uint64_t idle_ns(void)
 	return sum;
 }
 
+/* /proc/stat's interrupts (intr: every kind) and context switches so far */
+static void stat_counts(uint64_t *intr, uint64_t *ctxt)
+{
+	static char line[1 << 16];
+	unsigned long long v;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		die("/proc/stat: %s", strerror(errno));
+	*intr = *ctxt = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "intr %llu", &v) == 1)
+			*intr = v;
+		else if (sscanf(line, "ctxt %llu", &v) == 1)
+			*ctxt = v;
+	}
+	fclose(f);
+}
+
 /* local timer interrupts of every CPU so far (/proc/interrupts' LOC) */
 static uint64_t timer_irqs(void)
 {
@@ -160,6 +195,15 @@ static uint64_t timer_irqs(void)
 
 /* ---- commands ------------------------------------------------------------- */
 
+/* -E: what makes the driver refuse the command (see the top) */
+static void spoil(struct nvme_uring_cmd *c)
+{
+	if (g.reject == -EINVAL)
+		c->flags = 1;
+	else if (g.reject == -EFAULT)
+		c->addr = (uintptr_t)g.bad;
+}
+
 static void admin_cmd(struct nvme_uring_cmd *c, void *buf)
 {
 	if (g.features)
@@ -167,6 +211,7 @@ static void admin_cmd(struct nvme_uring_cmd *c, void *buf)
 					   NVME_GET_FEATURES_SEL_CURRENT, NULL, 0);
 	else
 		uringcmd_nvme_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, buf);
+	spoil(c);
 }
 
 /* the next command's range: the device in turn, BYTES at a time */
@@ -198,6 +243,7 @@ static void prep(struct io_uring_sqe *sqe, unsigned int s)
 	case M_READ:
 		uringcmd_nvme_rw(&c, nvme_cmd_read, g.nsid, g.buf[s], 4096,
 				 (next_offset() >> g.lba_shift), 4096 >> g.lba_shift);
+		spoil(&c);
 		uringcmd_prep_nvme(sqe, g.fd, NVME_URING_CMD_IO, &c);
 		break;
 	case M_DREAD:
@@ -214,6 +260,8 @@ static void prep(struct io_uring_sqe *sqe, unsigned int s)
 
 static int want(void)
 {
+	if (g.reject)
+		return g.reject;
 	if (g.mode == M_QUERY || g.mode == M_QUERY1)
 		return g.bsz;
 	return g.mode == M_DREAD ? 4096 : 0;
@@ -304,8 +352,10 @@ static void loop_sync(unsigned int n)
 			admin_cmd(&c, g.buf[0]);
 			uringcmd_nvme_to_passthru(&c, &ac);
 			ret = ioctl(g.fd, NVME_IOCTL_ADMIN_CMD, &ac);
-			if (ret)
-				fail_res(ret < 0 ? -errno : ret, "NVME_IOCTL_ADMIN_CMD");
+			if (ret < 0)
+				ret = -errno;
+			if (ret != g.reject)
+				fail_res(ret ? ret : -EIO, "NVME_IOCTL_ADMIN_CMD");
 		}
 		return;
 	case M_BLKDISCARD:
@@ -358,6 +408,11 @@ static void setup(void)
 	for (i = 0; i < g.qd; i++)
 		if (posix_memalign(&g.buf[i], 4096, 4096))
 			die("out of memory");
+	if (g.reject == -EFAULT) {
+		g.bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g.bad == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+	}
 	if (g.mode == M_GETPPID || g.mode == M_NOP)
 		goto ring;
 	if (g.mode == M_DISCARD || g.mode == M_BLKDISCARD || g.mode == M_PUNCH)
@@ -428,7 +483,7 @@ ring:
 static void usage(void)
 {
 	fprintf(stderr, "usage: uc_icount [-n N] [-r REPS] [-b BATCH] [-q QD] [-F] [-D] [-P] "
-		"[-p PATH] [-l LABEL] MODE [ARGS]\n"
+		"[-E EINVAL|EFAULT] [-p PATH] [-l LABEL] MODE [ARGS]\n"
 		"MODE: getppid | nop | ioctl DEV | query DEV | query1 DEV |\n"
 		"      admin DEV identify|features | admin-ioctl DEV identify|features |\n"
 		"      read DEV | dread DEV | discard DEV BYTES | blkdiscard DEV BYTES |\n"
@@ -442,7 +497,7 @@ int main(int argc, char **argv)
 	long cpus;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+n:r:b:q:FDPp:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:r:b:q:FDPE:p:l:")) != -1) {
 		switch (opt) {
 		case 'n': g.n = strtoul(optarg, NULL, 0); break;
 		case 'r': g.reps = strtoul(optarg, NULL, 0); break;
@@ -451,6 +506,14 @@ int main(int argc, char **argv)
 		case 'F': g.fixed_file = true; break;
 		case 'D': g.defer = true; break;
 		case 'P': g.iopoll = true; break;
+		case 'E':
+			if (!strcmp(optarg, "EINVAL"))
+				g.reject = -EINVAL;
+			else if (!strcmp(optarg, "EFAULT"))
+				g.reject = -EFAULT;
+			else
+				usage();
+			break;
 		case 'p': g.path = optarg; break;
 		case 'l': g.label = optarg; break;
 		default: usage();
@@ -488,6 +551,10 @@ int main(int argc, char **argv)
 		die("N (%u) is not a multiple of the batch (%u)", g.n, g.batch);
 	if (g.fixed_file && m != M_QUERY && m != M_QUERY1)
 		die("-F applies to the query modes only");
+	if (g.reject && m != M_ADMIN && m != M_ADMIN_IOCTL && m != M_READ)
+		die("-E applies to admin, admin-ioctl and read only");
+	if (g.reject == -EFAULT && m != M_READ && g.features)
+		die("-E EFAULT: Get Features has no buffer to fault on");
 	setup();
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -499,14 +566,17 @@ int main(int argc, char **argv)
 	json_str("label", g.label ? g.label : mode_names[m]);
 	json_str("dev", g.dev);
 	printf("\"n\": %u, \"batch\": %u, \"qd\": %u, \"bytes\": %llu, \"fixed_file\": %s, "
-	       "\"defer_taskrun\": %s, \"iopoll\": %s, \"abi\": %zu, \"cpus\": %ld, \"reps\": [",
+	       "\"defer_taskrun\": %s, \"iopoll\": %s, \"reject\": %d, \"abi\": %zu, "
+	       "\"cpus\": %ld, \"reps\": [",
 	       g.n, g.batch, g.qd, (unsigned long long)g.bytes, g.fixed_file ? "true" : "false",
-	       g.defer ? "true" : "false", g.iopoll ? "true" : "false", sizeof(long) * 8, cpus);
+	       g.defer ? "true" : "false", g.iopoll ? "true" : "false", g.reject,
+	       sizeof(long) * 8, cpus);
 	fflush(stdout);
 	for (i = 0; i < g.reps; i++) {
-		uint64_t idle0, t0, c0, t1, c1, idle1, irq0, irq1;
+		uint64_t idle0, t0, c0, t1, c1, idle1, irq0, irq1, in0, in1, cs0, cs1;
 		double el, busy;
 
+		stat_counts(&in0, &cs0);
 		irq0 = timer_irqs();
 		idle0 = idle_ns();
 		c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -516,13 +586,15 @@ int main(int argc, char **argv)
 		c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		idle1 = idle_ns();
 		irq1 = timer_irqs();
+		stat_counts(&in1, &cs1);
 		el = (double)(t1 - t0);
 		/* idle0/idle1 are read while this task runs: no idle period is
 		 * open, and none falls between them and the clock reads */
 		busy = el * cpus - (double)(idle1 - idle0);
 		printf("%s{\"elapsed\": %.3f, \"cpu\": %.3f, \"busy\": %.3f, "
-		       "\"timer_irqs\": %.4f}", i ? ", " : "", el / g.n,
-		       (double)(c1 - c0) / g.n, busy / g.n, (double)(irq1 - irq0) / g.n);
+		       "\"timer_irqs\": %.4f, \"irqs\": %.4f, \"ctxt\": %.4f}", i ? ", " : "",
+		       el / g.n, (double)(c1 - c0) / g.n, busy / g.n, (double)(irq1 - irq0) / g.n,
+		       (double)(in1 - in0) / g.n, (double)(cs1 - cs0) / g.n);
 	}
 	printf("]}\n");
 	return 0;
