@@ -14,8 +14,11 @@
 # commands and the discards a tenth), BENCH_ICOUNT_REPS (3),
 # BENCH_DEV (/dev/nvme0n1), BENCH_NULL_DEV (/dev/nvme0n2: null-co),
 # BENCH_QUICK=1 (a few commands of every path: for the tests, not under
-# icount). Discards go to a loop device on a tmpfs file made here, which
-# no host I/O serves.
+# icount), BENCH_ICOUNT_PARTS (which groups of paths, "cpu dispatch
+# device": the CPU-bound paths and discards; the uring_cmds the NVMe
+# driver refuses on each node; the commands the device completes).
+# Discards go to a loop device on a tmpfs file made here, which no host
+# I/O serves.
 set -eu
 
 [ $# -ge 2 ] || { echo "usage: $0 BENCHDIR OUT.json [BOOT]" >&2; exit 2; }
@@ -31,6 +34,7 @@ nullbase=${nulldev##*/}
 nullchr=/dev/ng${nullbase#nvme}
 n=${BENCH_ICOUNT_N:-19200}
 reps=${BENCH_ICOUNT_REPS:-3}
+parts=" ${BENCH_ICOUNT_PARTS:-cpu dispatch device} "
 [ "${BENCH_QUICK:-0}" != 1 ] || { n=640; reps=2; }
 # a multiple of 64 (the batches), the device commands a tenth
 n=$(( (n + 63) / 64 * 64 ))
@@ -54,11 +58,14 @@ lines=$work/results.jsonl
 : >"$lines"
 poll=$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || echo 0)
 
-# m GROUP PATH LABEL UC_ICOUNT [ARGS...]: one path, REPS repetitions
+# m GROUP PATH LABEL UC_ICOUNT [ARGS...]: one path, REPS repetitions,
+# without address space randomization: where the program's mappings lie
+# changes the kernel's walks of them (the EFAULT rows' buffer lookup moved
+# by 30 instructions between boots), and the figure must not
 m() {
 	local g=$1 p=$2 l=$3 b=$4
 	shift 4
-	"$b" -r "$reps" -p "$p" -l "$l" "$@" >"$work/one.json" 2>"$work/one.err" ||
+	setarch -R "$b" -r "$reps" -p "$p" -l "$l" "$@" >"$work/one.json" 2>"$work/one.err" ||
 		die "$(basename "$b") $* failed: $(tail -n 1 "$work/one.err")"
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["group"] = sys.argv[2]; print(json.dumps(d))' \
 		"$work/one.json" "$g" >>"$lines"
@@ -66,62 +73,103 @@ m() {
 
 # CPU-bound paths: no host I/O inside the loop, the elapsed count is the
 # figure
-m floor getppid "getppid()" "$bin" -n "$n" getppid
-m floor nop-b64 "io_uring NOP, batches of 64" "$bin" -n "$n" -b 64 nop
-m floor nop-b1 "io_uring NOP, one per submit" "$bin" -n "$n" nop
-m query ioctl "ioctl(BLKBSZGET)" "$bin" -n "$n" ioctl "$dev"
-m query ioctl-m32 "ioctl(BLKBSZGET), 32-bit program" "$bin32" -n "$n" ioctl "$dev"
-m query uring-b64 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64" "$bin" -n "$n" -b 64 query "$dev"
-m query uring-b64-fixed "the same, registered file" "$bin" -n "$n" -b 64 -F query "$dev"
-m query uring-b64-m32 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64, 32-bit program" \
-	"$bin32" -n "$n" -b 64 query "$dev"
-m query uring-b8 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 8" "$bin" -n "$n" -b 8 query "$dev"
-m query nop-b8 "io_uring NOP, batches of 8" "$bin" -n "$n" -b 8 nop
-m query uring-qd1 "BLOCK_URING_CMD_IOCTL BLKBSZGET, QD 1, io_uring_submit_and_wait()" \
-	"$bin" -n "$n" query1 "$dev"
-m query uring-qd1-defer "the same, SINGLE_ISSUER|DEFER_TASKRUN" "$bin" -n "$n" -D query1 "$dev"
-m query uring-qd1-defer-fixed "the same, SINGLE_ISSUER|DEFER_TASKRUN, registered file" \
-	"$bin" -n "$n" -D -F query1 "$dev"
+cpu_paths() {
+	m floor getppid "getppid()" "$bin" -n "$n" getppid
+	m floor nop-b64 "io_uring NOP, batches of 64" "$bin" -n "$n" -b 64 nop
+	m floor nop-b1 "io_uring NOP, one per submit" "$bin" -n "$n" nop
+	m query ioctl "ioctl(BLKBSZGET)" "$bin" -n "$n" ioctl "$dev"
+	m query ioctl-m32 "ioctl(BLKBSZGET), 32-bit program" "$bin32" -n "$n" ioctl "$dev"
+	m query uring-b64 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64" "$bin" -n "$n" -b 64 query "$dev"
+	m query uring-b64-fixed "the same, registered file" "$bin" -n "$n" -b 64 -F query "$dev"
+	m query uring-b64-m32 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 64, 32-bit program" \
+		"$bin32" -n "$n" -b 64 query "$dev"
+	m query uring-b8 "BLOCK_URING_CMD_IOCTL BLKBSZGET, batches of 8" "$bin" -n "$n" -b 8 query "$dev"
+	m query nop-b8 "io_uring NOP, batches of 8" "$bin" -n "$n" -b 8 nop
+	m query uring-qd1 "BLOCK_URING_CMD_IOCTL BLKBSZGET, QD 1, io_uring_submit_and_wait()" \
+		"$bin" -n "$n" query1 "$dev"
+	m query uring-qd1-defer "the same, SINGLE_ISSUER|DEFER_TASKRUN" "$bin" -n "$n" -D query1 "$dev"
+	m query uring-qd1-defer-fixed "the same, SINGLE_ISSUER|DEFER_TASKRUN, registered file" \
+		"$bin" -n "$n" -D -F query1 "$dev"
+}
+
+# The same uring_cmds on each node, refused by the NVMe driver before any
+# reaches the device (uc_icount -E): CPU-bound, so deterministic. EINVAL
+# (a nonzero flags byte) once the whole dispatch is done; EFAULT (a buffer
+# on a PROT_NONE page) after the request's allocation and the failed
+# mapping of the buffer, which frees it. Every node ends in the same
+# nvme_uring_cmd_io(), and a command that reaches the device completes
+# through the same nvme_uring_cmd_end_io(): the block node's extra cost
+# over the char device is its dispatch, which these count exactly.
+dispatch_paths() {
+	local e p sfx how
+	for e in EINVAL EFAULT; do
+		for what in features identify; do
+			[ "$e.$what" != EFAULT.features ] || continue
+			m dispatch "$what-$e-char" "$what refused ($e) by uring_cmd on $ctrl (upstream)" \
+				"$bin" -n "$n" -E "$e" admin "$ctrl" "$what"
+			m dispatch "$what-$e-bdev" "$what refused ($e) by uring_cmd on $dev (this series)" \
+				"$bin" -n "$n" -E "$e" admin "$dev" "$what"
+		done
+		[ -b "$nulldev" ] && [ -c "$nullchr" ] || continue
+		for p in "" -P; do
+			[ -z "$p" ] || [ "$poll" != 0 ] || continue
+			sfx=${p:+-poll} how=${p:+, IOPOLL}
+			m dispatch "read$sfx-$e-ng" "NVMe Read refused ($e) on $nullchr (upstream)$how" \
+				"$bin" -n "$n" $p -E "$e" read "$nullchr"
+			m dispatch "read$sfx-$e-bdev" "NVMe Read refused ($e) on $nulldev (this series)$how" \
+				"$bin" -n "$n" $p -E "$e" read "$nulldev"
+		done
+	done
+}
 
 # Device commands: the controller completes them from host threads, so
 # the elapsed count is not deterministic; busy and cpu are
-for what in features identify; do
-	m "$what" uring-char "uring_cmd on $ctrl (upstream)" "$bin" -n "$ndev" admin "$ctrl" "$what"
-	m "$what" uring-bdev "uring_cmd on $dev (this series)" "$bin" -n "$ndev" admin "$dev" "$what"
-	m "$what" ioctl-bdev "NVME_IOCTL_ADMIN_CMD on $dev" "$bin" -n "$ndev" admin-ioctl "$dev" "$what"
-done
-if [ -b "$nulldev" ] && [ -c "$nullchr" ]; then
-	for qd in 1 16; do
-		for p in "" -P; do
-			[ -z "$p" ] || [ "$poll" != 0 ] || continue
-			sfx=${p:+-poll} how=QD\ $qd${p:+, IOPOLL}
-			m read "pt-ng$sfx-qd$qd" "NVMe Read passthrough on $nullchr (upstream), $how" \
-				"$bin" -n "$ndev" -q "$qd" $p read "$nullchr"
-			m read "pt-bdev$sfx-qd$qd" "NVMe Read passthrough on $nulldev (this series), $how" \
-				"$bin" -n "$ndev" -q "$qd" $p read "$nulldev"
-			m read "odirect$sfx-qd$qd" "io_uring O_DIRECT read on $nulldev, $how" \
-				"$bin" -n "$ndev" -q "$qd" $p dread "$nulldev"
-		done
+device_paths() {
+	for what in features identify; do
+		m "$what" uring-char "uring_cmd on $ctrl (upstream)" "$bin" -n "$ndev" admin "$ctrl" "$what"
+		m "$what" uring-bdev "uring_cmd on $dev (this series)" "$bin" -n "$ndev" admin "$dev" "$what"
+		m "$what" ioctl-bdev "NVME_IOCTL_ADMIN_CMD on $dev" "$bin" -n "$ndev" admin-ioctl "$dev" "$what"
 	done
-	if [ "$poll" != 0 ]; then
-		m read pt-ng-poll-qd4 "NVMe Read passthrough on $nullchr (upstream), QD 4, IOPOLL" \
-			"$bin" -n "$ndev" -q 4 -P read "$nullchr"
-		m read pt-bdev-poll-qd4 "NVMe Read passthrough on $nulldev (this series), QD 4, IOPOLL" \
-			"$bin" -n "$ndev" -q 4 -P read "$nulldev"
+	if [ -b "$nulldev" ] && [ -c "$nullchr" ]; then
+		for qd in 1 16; do
+			for p in "" -P; do
+				[ -z "$p" ] || [ "$poll" != 0 ] || continue
+				sfx=${p:+-poll} how=QD\ $qd${p:+, IOPOLL}
+				m read "pt-ng$sfx-qd$qd" "NVMe Read passthrough on $nullchr (upstream), $how" \
+					"$bin" -n "$ndev" -q "$qd" $p read "$nullchr"
+				m read "pt-bdev$sfx-qd$qd" "NVMe Read passthrough on $nulldev (this series), $how" \
+					"$bin" -n "$ndev" -q "$qd" $p read "$nulldev"
+				m read "odirect$sfx-qd$qd" "io_uring O_DIRECT read on $nulldev, $how" \
+					"$bin" -n "$ndev" -q "$qd" $p dread "$nulldev"
+			done
+		done
+		if [ "$poll" != 0 ]; then
+			m read pt-ng-poll-qd4 "NVMe Read passthrough on $nullchr (upstream), QD 4, IOPOLL" \
+				"$bin" -n "$ndev" -q 4 -P read "$nullchr"
+			m read pt-bdev-poll-qd4 "NVMe Read passthrough on $nulldev (this series), QD 4, IOPOLL" \
+				"$bin" -n "$ndev" -q 4 -P read "$nulldev"
+		fi
 	fi
-fi
+}
 
 # Discards: a loop device on a sparse 1 GiB tmpfs file (guest memory only)
-truncate -s 1G "$work/disk"
-loopdev=$(losetup -f --show "$work/disk") || die "losetup failed"
-for sz in 4096 1048576 67108864; do
-	case $sz in 4096) h=4KiB ;; 1048576) h=1MiB ;; *) h=64MiB ;; esac
-	nd=$(( ndev >= 16 ? ndev : 16 ))
-	m discard "uring-qd1-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 1" "$bin" -n "$nd" discard "$loopdev" "$sz"
-	m discard "uring-qd16-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 16" "$bin" -n "$nd" -q 16 discard "$loopdev" "$sz"
-	m discard "blkdiscard-$h" "ioctl(BLKDISCARD), $h" "$bin" -n "$nd" blkdiscard "$loopdev" "$sz"
-	m discard "punch-$h" "fallocate(PUNCH_HOLE), $h" "$bin" -n "$nd" punch "$loopdev" "$sz"
-done
+discard_paths() {
+	truncate -s 1G "$work/disk"
+	loopdev=$(losetup -f --show "$work/disk") || die "losetup failed"
+	for sz in 4096 1048576 67108864; do
+		case $sz in 4096) h=4KiB ;; 1048576) h=1MiB ;; *) h=64MiB ;; esac
+		nd=$(( ndev >= 16 ? ndev : 16 ))
+		m discard "uring-qd1-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 1" "$bin" -n "$nd" discard "$loopdev" "$sz"
+		m discard "uring-qd16-$h" "BLOCK_URING_CMD_DISCARD, $h, QD 16" "$bin" -n "$nd" -q 16 discard "$loopdev" "$sz"
+		m discard "blkdiscard-$h" "ioctl(BLKDISCARD), $h" "$bin" -n "$nd" blkdiscard "$loopdev" "$sz"
+		m discard "punch-$h" "fallocate(PUNCH_HOLE), $h" "$bin" -n "$nd" punch "$loopdev" "$sz"
+	done
+}
+
+case $parts in *" cpu "*) cpu_paths ;; esac
+case $parts in *" dispatch "*) dispatch_paths ;; esac
+case $parts in *" device "*) device_paths ;; esac
+case $parts in *" cpu "*) discard_paths ;; esac
 
 python3 - "$lines" "$out" "$boot" <<'EOF'
 import json, os, sys

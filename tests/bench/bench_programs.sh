@@ -143,7 +143,9 @@ want = {("floor", "nop-b64"), ("query", "ioctl"), ("query", "ioctl-m32"),
         ("query", "uring-qd1"), ("query", "uring-qd1-defer"), ("features", "uring-char"),
         ("features", "uring-bdev"), ("identify", "ioctl-bdev"),
         ("discard", "uring-qd16-64MiB"), ("discard", "blkdiscard-4KiB"),
-        ("discard", "punch-1MiB")}
+        ("discard", "punch-1MiB"), ("dispatch", "features-EINVAL-char"),
+        ("dispatch", "features-EINVAL-bdev"), ("dispatch", "identify-EFAULT-char"),
+        ("dispatch", "identify-EFAULT-bdev")}
 if want - set(got):
     print(f"missing paths {sorted(want - set(got))}")
     sys.exit(1)
