@@ -21,7 +21,7 @@ import os
 import re
 import statistics
 
-DETERMINISTIC = {"floor", "query", "discard"}
+DETERMINISTIC = {"floor", "query", "discard", "dispatch"}
 REPEAT = 0.001  # the boots must agree within 0.1 %
 SECTION = "## Instructions per command (QEMU icount)"
 
@@ -104,11 +104,20 @@ def spread(boots, key, field=None):
                 for v in values(boots, key, field).values()), default=None)
 
 
-def irqs(boots, key):
-    v = [x.get("timer_irqs") for b in boots if key in boots[b]
+def irqs(boots, key, field="timer_irqs"):
+    """the mean over every repetition of a per-command count (timer_irqs,
+    irqs, ctxt); None where the boots did not record it"""
+    v = [x.get(field) for b in boots if key in boots[b]
          for x in boots[b][key]["reps"]]
     v = [x for x in v if isinstance(x, (int, float))]
     return statistics.mean(v) if v else None
+
+
+def count_range(boots, key, field):
+    v = [x.get(field) for b in boots if key in boots[b]
+         for x in boots[b][key]["reps"]]
+    v = [x for x in v if isinstance(x, (int, float))]
+    return (min(v), max(v)) if v else None
 
 
 def diff_interval(boots, a, b, field=None):
@@ -172,6 +181,15 @@ def targets(boots):
             ("read", "pt-ng" + sfx), ("read", "pt-bdev" + sfx), one_pct, lim,
             note=("polled: the spin count follows the host's completion time, "
                   "not deterministic" if "poll" in sfx else ""))
+    for what, name in (("features", "Get Features"), ("identify", "Identify"),
+                       ("read", "NVMe Read, interrupt"), ("read-poll", "NVMe Read, polled")):
+        for e in ("EINVAL", "EFAULT"):
+            if what == "features" and e == "EFAULT":
+                continue
+            char = "ng" if what.startswith("read") else "char"
+            row(f"Block node over char device, {name}: dispatch refused by the driver "
+                f"({e}, deterministic): at most 1 % or 50", ("dispatch", f"{what}-{e}-{char}"),
+                ("dispatch", f"{what}-{e}-bdev"), one_pct, lim)
     row("Batched BLKBSZGET through BLOCK_URING_CMD_IOCTL over a NOP, batches of 64: "
         "at most 100", ("floor", "nop-b64"), ("query", "uring-b64"), lambda _: 100.0, lim)
     row("The same, batches of 8: at most 100", ("query", "nop-b8"), ("query", "uring-b8"),
@@ -202,12 +220,18 @@ def md_section(boots, docs, env, wall_clock_date=None):
     ic = env.get("icount") if isinstance(env.get("icount"), dict) else {}
     kernels = sorted({str(docs[b].get("kernel")) for b in bs})
     lines = [SECTION, ""]
+    sleep_on = ic.get("sleep") == "on"
+    latency = ic.get("null_latency_ns")
     lines.append(
         f"Measured {env.get('date', 'on an unknown date')}, commit "
         f"{env.get('commit', 'unknown')}, in {len(bs)} boot(s) of guest kernel "
         f"{', '.join(kernels)} under QEMU's instruction counter (`qemu/run-nvme.sh "
-        "--icount`: one vCPU, `-accel tcg,thread=single -icount shift=0,sleep=off`), "
-        "where 1 ns of guest time is one retired instruction; "
+        + ("--icount-sleep`: one vCPU, `-accel tcg,thread=single -icount shift=0,sleep=on`"
+           if sleep_on else "--icount`: one vCPU, `-accel tcg,thread=single -icount "
+           "shift=0,sleep=off`")
+        + (f", the null-co namespace with `latency-ns={latency}`" if latency else "")
+        + "), where 1 ns of guest time the guest spends running is one retired "
+        "instruction; "
         f"{ic.get('n', 'N')} commands per repetition of a CPU-bound path (a tenth "
         "for the device commands), 3 repetitions a boot after a warm-up, no clock "
         "read inside the measured loop (`bench/uc_icount`, `bench/icount.sh`). "
@@ -219,15 +243,35 @@ def md_section(boots, docs, env, wall_clock_date=None):
     lines.append("")
     lines.append(
         "CPU-bound paths (no host I/O inside the loop: io_uring NOPs, block "
-        "queries, discards on a loop device over a tmpfs file) are counted as "
+        "queries, discards on a loop device over a tmpfs file, and the uring_cmds "
+        "the NVMe driver refuses before they reach the device) are counted as "
         "elapsed guest time. Device commands are completed by QEMU's threads at "
         "no fixed instruction, so their elapsed time is not deterministic; they "
         "are counted as busy instructions: elapsed minus the CPU's idle and "
         "iowait time, which the kernel's nohz idle accounting keeps in ns "
         "(`/proc/timer_list`; `/proc/stat` rounds it to 10 ms ticks and the "
         "guest has no schedstat). The process's own share (its "
-        "`sum_exec_runtime`, `CLOCK_PROCESS_CPUTIME_ID`) is beside it. "
+        "`sum_exec_runtime`, `CLOCK_PROCESS_CPUTIME_ID`) is beside it, and what "
+        "sets the shape of a device command's path: local timer interrupts and "
+        "context switches per command (2: every command put the task to sleep "
+        "until its interrupt; less: some completions came before the task slept). "
         "Per boot: the median of its repetitions.")
+    lines.append("")
+    lines.append(
+        "**Dispatch** rows: the same uring_cmd on the block node and on the char "
+        "device, refused by the NVMe driver before anything reaches the device "
+        "(`uc_icount -E`): EINVAL, a nonzero `flags` byte in `struct "
+        "nvme_uring_cmd`, which `nvme_uring_cmd_io()` refuses once the whole "
+        "dispatch is done (io_uring, the node's `->uring_cmd`, for the block node "
+        "`blkdev_uring_cmd()` and the driver's `blk_mq_ops->uring_cmd`, or the "
+        "multipath head's); EFAULT, a buffer on a `PROT_NONE` page, refused by the "
+        "mapping of the buffer after the request is allocated (and freed again). "
+        "Every node ends in the same `nvme_uring_cmd_io()`, and a command that "
+        "reaches the device completes through the same `nvme_uring_cmd_end_io()` "
+        "and task_work whichever node it came from: the block node's extra cost is "
+        "its dispatch, which these rows count to the instruction. Polled commands "
+        "also differ in the poll callback (`blkdev_uring_cmd_iopoll()` against the "
+        "char device's), called once per spin, which no refused command reaches.")
     lines.append("")
     lines += ["**Targets of issue 27** (B − A in instructions per command: the mean "
               "of the boots' medians [the range over every repetition of every boot]; "
@@ -250,20 +294,39 @@ def md_section(boots, docs, env, wall_clock_date=None):
             f"{fmt_pct(max((agreement(boots, k) or 0) for k in order(boots) if k[0] not in DETERMINISTIC and 'poll' not in k[1]), 1)} "
             "(interrupt-driven) and the polled ones do not repeat: a polled command's "
             "count is the spins of its wait, set by when the host completes it. "
-            "An interrupt-driven command's count is not fixed either: while the "
-            "guest idles, icount (sleep=off) moves its clock to its next timer, so "
-            "each wait on the host costs as many timer interrupts (and scheduler "
-            "and idle-loop work) as the host's delay allows; a repetition runs "
-            "in one of a few such modes throughout (the Timer IRQs column: local "
-            "timer interrupts per command).")
+            + ("An interrupt-driven command's count is not fixed either. With "
+               "sleep=off (before 2026-12-07) the idle guest's clock jumped to its next "
+               "timer at once, so each wait on the host cost as many timer interrupts "
+               "(and tick, scheduler and idle-loop work) as the host's delay allowed: "
+               "0.1-0.4 a command, and up to 47 % between boots. With sleep=on the idle "
+               "clock follows the host's, and a wait of some microseconds rarely meets "
+               "a tick (under 0.01 a command); what is left is the race between the "
+               "task going to sleep and QEMU's completion (a bottom half in its main "
+               "thread, at no fixed instruction): a command whose completion comes "
+               "first skips the sleep, the idle loop and the wake-up (some 3,400 "
+               "instructions on 2026-12-07; the Ctxt column: 2 a command when every one slept). "
+               + (f"The null-co reads wait `latency-ns={latency}` on the host's clock, "
+                  "which QEMU's main loop rounds up to a millisecond: every QD 1 read "
+                  "sleeps (Ctxt 2.00) and its wait meets about one 1 ms tick (HZ=1000), "
+                  "the rest of their spread. " if latency else "")
+               + "Admin commands never reach a backend, so nothing in QEMU 7.2 delays "
+               "them: their share of sleeping commands, and so their count, varies "
+               "between repetitions; the deterministic block-against-char figure is "
+               "the Dispatch rows'." if sleep_on else
+               "An interrupt-driven command's count is not fixed either: while the "
+               "guest idles, icount (sleep=off) moves its clock to its next timer, so "
+               "each wait on the host costs as many timer interrupts (and scheduler "
+               "and idle-loop work) as the host's delay allows; a repetition runs "
+               "in one of a few such modes throughout (the Timer IRQs column: local "
+               "timer interrupts per command)."))
     else:
         lines.append("**Repeat agreement**: one boot only; `make bench` makes two.")
     lines.append("")
 
     heads = ["Group", "Path", "Counted"] + [f"Boot {b}" for b in bs] + \
-        ["Process (cpu)", "Timer IRQs", "Boots agree", "Within a boot"]
+        ["Process (cpu)", "Timer IRQs", "Ctxt", "Boots agree", "Within a boot"]
     lines += ["| " + " | ".join(heads) + " |",
-              "|" + "|".join(["---"] * 2 + ["---"] + ["---:"] * (len(bs) + 4)) + "|"]
+              "|" + "|".join(["---"] * 2 + ["---"] + ["---:"] * (len(bs) + 5)) + "|"]
     for k in order(boots):
         m = medians(boots, k)
         a = agreement(boots, k)
@@ -272,7 +335,8 @@ def md_section(boots, docs, env, wall_clock_date=None):
         lines.append("| " + " | ".join(
             [k[0], label(boots, k), measure(k[0])]
             + [fmt(m.get(b)) for b in bs]
-            + [fmt(overall(boots, k, "cpu")), fmt(irqs(boots, k), 3), fmt_pct(a) + mark,
+            + [fmt(overall(boots, k, "cpu")), fmt(irqs(boots, k), 3),
+               ctxt_cell(boots, k), fmt_pct(a) + mark,
                fmt_pct(spread(boots, k))]) + " |")
     lines.append("")
     lines += discard_lines(boots)
@@ -285,6 +349,14 @@ def md_section(boots, docs, env, wall_clock_date=None):
         "cost, not the freeing of data, and not any device's.")
     lines.append("")
     return lines
+
+
+def ctxt_cell(boots, key):
+    r = count_range(boots, key, "ctxt")
+    if r is None:
+        return "–"
+    lo, hi = r
+    return f"{lo:.2f}" if hi - lo < 0.005 else f"{lo:.2f}-{hi:.2f}"
 
 
 def discard_lines(boots):
