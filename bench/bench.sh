@@ -6,8 +6,17 @@
 # runs the reports are made from), profiles the compared paths in
 # one more boot (bench/profile.sh), counts instructions per command in
 # ICOUNT_BOOTS (2) more under QEMU's icount (bench/icount.sh: one vCPU, 1 ns
-# of guest time per instruction, the same figure every boot) and writes
-# RESULTS.md and bench/plots/ with bench/report.py.
+# of running guest time per instruction, the same figure every boot) and
+# writes RESULTS.md and bench/plots/ with bench/report.py.
+#
+# The icount boots run with sleep=on (qemu/run-nvme.sh --icount-sleep): an
+# idle guest's clock follows the host's instead of jumping to its next
+# timer, so a command waiting some microseconds on QEMU rarely takes a timer
+# interrupt (sleep=off: 0.1-0.4 a command, 47 % apart between boots); busy
+# instructions (elapsed minus idle) stay exact. The null-co namespace
+# completes each read after ICOUNT_NULL_LATENCY ns (100000; QEMU rounds it
+# up to its main loop's millisecond), so every QD 1 read puts the task to
+# sleep before its completion: one shape of path, no race with QEMU.
 #
 # The guests use the TSC as clocksource: under TCG the kernel otherwise
 # picks the HPET, and every clock_gettime() becomes an emulated MMIO read
@@ -23,7 +32,8 @@
 # into the RESULTS.md there is (the wall-clock sections stay as they are).
 # The environment gives the same defaults (BENCH_BOOTS, BENCH_N,
 # BENCH_PAIRS, BENCH_SLICE, BENCH_PROFILE=0, BENCH_ICOUNT_BOOTS,
-# BENCH_ICOUNT_N: commands per repetition of the icount paths), so that `make bench` can be
+# BENCH_ICOUNT_N: commands per repetition of the icount paths,
+# BENCH_ICOUNT_NULL_LATENCY: the null-co latency of the icount boots, ns), so that `make bench` can be
 # shortened; RESULTS.md then says it is a short run.
 #
 # The answers are ratios of paths interleaved within one boot; a busy host
@@ -35,6 +45,7 @@ boots=${BENCH_BOOTS:-3} n=${BENCH_N:-20000} pairs=${BENCH_PAIRS:-32}
 slice=${BENCH_SLICE:-2000} profile=${BENCH_PROFILE:-1}
 accel=tcg kvm=() kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 icount_boots=${BENCH_ICOUNT_BOOTS:-2} icount_n=${BENCH_ICOUNT_N:-19200} icount_only=0
+icount_latency=${BENCH_ICOUNT_NULL_LATENCY:-100000}
 # make bench KVM=1 (UC_KVM=1): as --kvm, and the report says KVM
 [ "${UC_KVM:-0}" != 1 ] || { accel=kvm; kvm=(--kvm); }
 while [ $# -gt 0 ]; do
@@ -107,10 +118,12 @@ fi
 
 # Instructions per command: the same paths counted in each boot; icount
 # makes them independent of the host's load
+icount_t0=$(date +%s)
 for k in $(seq 1 "$icount_boots"); do
 	echo "bench: icount boot $k of $icount_boots"
 	rm -rf "$scratch-icount-$k"
-	"$top/qemu/run-nvme.sh" -k "$kernel" --icount -n 2 --null-last \
+	"$top/qemu/run-nvme.sh" -k "$kernel" --icount-sleep -n 2 --null-last \
+		--null-latency "$icount_latency" \
 		--append "$cmdline" --timeout 3600 --results "$scratch-icount-$k" -- \
 		env BENCH_ICOUNT_N="$icount_n" "$top/bench/icount.sh" \
 		"$top/build/bench" /run/results/icount.json "$k" || {
@@ -119,6 +132,8 @@ for k in $(seq 1 "$icount_boots"); do
 	}
 	cp "$scratch-icount-$k/icount.json" "$dir/icount-$k.json"
 done
+icount_t=$(( $(date +%s) - icount_t0 ))
+[ "$icount_boots" = 0 ] || echo "bench: icount boots took $icount_t s"
 
 stat1=$(head -n 1 /proc/stat)
 t1=$(date +%s.%N)
@@ -126,10 +141,10 @@ ours=$(times | tail -n 1)
 
 python3 - "$dir/env.json" "$boots" "$n" "$top" "$cmdline" "$pairs" "$slice" "$profile" \
 	"$stat0" "$stat1" "$t0" "$t1" "$ours" "$(getconf CLK_TCK)" "$icount_boots" "$icount_n" \
-	<<'PY'
+	"$icount_latency" "$icount_t" <<'PY'
 import json, os, platform, re, subprocess, sys, datetime
 out, boots, n, top, cmdline, pairs, slice_, profile = sys.argv[1:9]
-stat0, stat1, t0, t1, ours, hz, icount_boots, icount_n = sys.argv[9:]
+stat0, stat1, t0, t1, ours, hz, icount_boots, icount_n, icount_latency, icount_t = sys.argv[9:]
 def cmd(*a):
     try:
         return subprocess.run(a, capture_output=True, text=True, cwd=top).stdout.strip()
@@ -147,8 +162,9 @@ env = {"host_cpu": f"{cpu} ({os.cpu_count()} CPUs)", "host_kernel": platform.rel
        "guest_cmdline": cmdline, "boots": int(boots),
        "counts": {"measured_per_point": int(n), "warmup_per_point": int(n) // 10,
                   "pairs": int(pairs), "slice": int(slice_)},
-       "icount": {"boots": int(icount_boots), "n": int(icount_n),
-                  "qemu": "-accel tcg,thread=single -icount shift=0,sleep=off -smp 1"}}
+       "icount": {"boots": int(icount_boots), "n": int(icount_n), "sleep": "on",
+                  "null_latency_ns": int(icount_latency), "seconds": int(icount_t),
+                  "qemu": "-accel tcg,thread=single -icount shift=0,sleep=on -smp 1"}}
 def busy(line):  # cpu user nice system idle iowait irq softirq steal ...
     v = [int(x) for x in line.split()[1:9]]
     return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / int(hz)
