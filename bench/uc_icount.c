@@ -2,8 +2,9 @@
 /*
  * uc_icount: the cost of one command of a path as elapsed guest time over
  * N commands, for a guest booted with QEMU's instruction counter
- * (qemu/run-nvme.sh --icount: one vCPU, -icount shift=0,sleep=off), where
- * 1 ns of guest time is one retired instruction. bench/icount.sh runs it.
+ * (qemu/run-nvme.sh --icount-sleep: one vCPU, -icount shift=0,sleep=on;
+ * or --icount, sleep=off), where 1 ns of running guest time is one retired
+ * instruction. bench/icount.sh runs it.
  *
  *   uc_icount [-n N] [-r REPS] [-b BATCH] [-q QD] [-F] [-D] [-P]
  *             [-E EINVAL|EFAULT] [-p PATH] [-l LABEL] MODE [ARGS]
@@ -45,10 +46,11 @@
  *            idle accounting of every CPU (/proc/timer_list's
  *            idle_sleeptime and iowait_sleeptime, in ns): everything the
  *            guest executed, interrupts and kernel threads included
- *   timer_irqs  local timer interrupts per command: an idle guest's
- *            clock jumps to its next timer under icount (sleep=off), so
- *            a wait on the host costs timer interrupts, as many as the
- *            host's delay allows
+ *   timer_irqs  local timer interrupts per command: with sleep=off an
+ *            idle guest's clock jumps to its next timer, so a wait on the
+ *            host costs timer interrupts, as many as the host's delay
+ *            allows; with sleep=on it follows the host's clock, and a
+ *            short wait rarely meets a tick
  *   irqs     interrupts per command, every kind (/proc/stat's intr)
  *   ctxt     context switches per command (/proc/stat's ctxt): 2 when
  *            every command puts the task to sleep and the idle task
