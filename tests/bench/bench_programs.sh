@@ -60,10 +60,11 @@ def point_ok(r, n=None):
     else:
         lat_ok = (0 < lat["min"] <= lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"]
                   and len(r["cdf"]) > 10)
-    # a point measures BENCH_N commands, a comparison's side its slices
+    # a point measures BENCH_N commands, a comparison's side its slices;
+    # fio's points (group fio, and its Identify) have fio's own CPU figure
     return ((r["n"] == n if n else r["n"] > 0) and r["iops"] > 0 and lat_ok
-            and (r["group"] == "fio" or (r.get("cpu_ns_per_cmd", 0) >= 0
-                                         and r.get("busy_src") == "nohz")))
+            and (r["path"].startswith("fio") or (r.get("cpu_ns_per_cmd", 0) >= 0
+                                                 and r.get("busy_src") == "nohz")))
 for r in doc["results"]:
     if not point_ok(r, 200):
         print(f"bad point {r['group']} {r['path']} qd {r['qd']}: {r['n']} {r['iops']} {r['lat_ns']}")
