@@ -32,6 +32,7 @@ ctrl=/dev/${base%n*}
 nulldev=${BENCH_NULL_DEV:-/dev/nvme0n2}
 nullbase=${nulldev##*/}
 nullchr=/dev/ng${nullbase#nvme}
+chr=/dev/ng${base#nvme}
 n=${BENCH_ICOUNT_N:-19200}
 reps=${BENCH_ICOUNT_REPS:-3}
 parts=" ${BENCH_ICOUNT_PARTS:-cpu dispatch device} "
@@ -90,6 +91,23 @@ cpu_paths() {
 	m query uring-qd1-defer "the same, SINGLE_ISSUER|DEFER_TASKRUN" "$bin" -n "$n" -D query1 "$dev"
 	m query uring-qd1-defer-fixed "the same, SINGLE_ISSUER|DEFER_TASKRUN, registered file" \
 		"$bin" -n "$n" -D -F query1 "$dev"
+	# The query's path in steps (bench/icount_report.py's ladder): uring_cmds
+	# refused with -EOPNOTSUPP as soon as a ->uring_cmd sees an unknown
+	# cmd_op, batches of 64 on a registered file. On the char device, the
+	# NVMe driver's at once (io_uring's uring_cmd path, and nothing of the
+	# series); on the block node a driver's cmd_op (_IO('N', 0x7f)), which
+	# blkdev_uring_cmd() hands to blk_mq_ops->uring_cmd (the block node's
+	# dispatch); a block-layer one (_IO(0x12, 0x7f)), which
+	# blkdev_uring_cmd()'s own checks refuse
+	if [ -c "$chr" ]; then
+		m query raw-ng-b64-fixed "uring_cmd refused by $chr's ->uring_cmd (an unknown cmd_op), batches of 64, registered file" \
+			"$bin" -n "$n" -b 64 -F rawcmd "$chr" 0x4e7f
+		m query raw-ng-b64 "the same, no registered file" "$bin" -n "$n" -b 64 rawcmd "$chr" 0x4e7f
+	fi
+	m query raw-bdev-drv-b64-fixed "uring_cmd of an unknown NVMe cmd_op on $dev, refused by the driver through blk_mq_ops->uring_cmd, batches of 64, registered file" \
+		"$bin" -n "$n" -b 64 -F rawcmd "$dev" 0x4e7f
+	m query raw-bdev-blk-b64-fixed "uring_cmd of an unknown block-layer cmd_op on $dev, refused by blkdev_uring_cmd(), batches of 64, registered file" \
+		"$bin" -n "$n" -b 64 -F rawcmd "$dev" 0x127f
 }
 
 # The same uring_cmds on each node, refused by the NVMe driver before any

@@ -25,6 +25,13 @@
  *   discard DEV BYTES       BLOCK_URING_CMD_DISCARD of BYTES, QD
  *   blkdiscard DEV BYTES    ioctl(BLKDISCARD)
  *   punch DEV BYTES         fallocate(PUNCH_HOLE|KEEP_SIZE)
+ *   rawcmd DEV CMD_OP       a uring_cmd of CMD_OP (a number) with a zeroed
+ *                           command area, which the node's ->uring_cmd
+ *                           must refuse with -EOPNOTSUPP (a cmd_op it does
+ *                           not know), BATCH per io_uring_submit() (-F:
+ *                           registered file): the steps of the query
+ *                           path, from io_uring's uring_cmd path alone to
+ *                           the block layer's dispatch
  *
  * -E makes admin and read commands ones the NVMe driver refuses, the
  * same on every node, with no command reaching the device: EINVAL, a
@@ -86,9 +93,10 @@
 #define MAXQD	64
 
 enum mode { M_GETPPID, M_NOP, M_IOCTL, M_QUERY, M_QUERY1, M_ADMIN, M_ADMIN_IOCTL,
-	    M_READ, M_DREAD, M_DISCARD, M_BLKDISCARD, M_PUNCH };
+	    M_READ, M_DREAD, M_DISCARD, M_BLKDISCARD, M_PUNCH, M_RAWCMD };
 static const char *const mode_names[] = { "getppid", "nop", "ioctl", "query", "query1",
-	"admin", "admin-ioctl", "read", "dread", "discard", "blkdiscard", "punch" };
+	"admin", "admin-ioctl", "read", "dread", "discard", "blkdiscard", "punch",
+	"rawcmd" };
 
 static struct {
 	enum mode mode;
@@ -101,6 +109,7 @@ static struct {
 	__u32 nsid;
 	unsigned int lba_shift;
 	uint64_t bytes, slots, dev_bytes, next;
+	__u32 cmd_op;		/* rawcmd */
 	struct io_uring ring;
 	void *buf[MAXQD];
 } g = { .n = 20000, .reps = 3, .batch = 1, .qd = 1, .fd = -1 };
@@ -254,6 +263,12 @@ static void prep(struct io_uring_sqe *sqe, unsigned int s)
 	case M_DISCARD:
 		io_uring_prep_cmd_discard(sqe, g.fd, next_offset(), g.bytes);
 		break;
+	case M_RAWCMD:
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, g.fixed_file ? 0 : g.fd, NULL, 0, 0);
+		sqe->cmd_op = g.cmd_op;
+		if (g.fixed_file)
+			sqe->flags |= IOSQE_FIXED_FILE;
+		break;
 	default:
 		die("no ring for %s", mode_names[g.mode]);
 	}
@@ -266,6 +281,8 @@ static int want(void)
 		return g.reject;
 	if (g.mode == M_QUERY || g.mode == M_QUERY1)
 		return g.bsz;
+	if (g.mode == M_RAWCMD)
+		return -EOPNOTSUPP;
 	return g.mode == M_DREAD ? 4096 : 0;
 }
 
@@ -384,6 +401,7 @@ static void run(unsigned int n)
 	switch (g.mode) {
 	case M_NOP:
 	case M_QUERY:
+	case M_RAWCMD:
 		loop_batch(n);
 		break;
 	case M_QUERY1:
@@ -489,7 +507,7 @@ static void usage(void)
 		"MODE: getppid | nop | ioctl DEV | query DEV | query1 DEV |\n"
 		"      admin DEV identify|features | admin-ioctl DEV identify|features |\n"
 		"      read DEV | dread DEV | discard DEV BYTES | blkdiscard DEV BYTES |\n"
-		"      punch DEV BYTES\n");
+		"      punch DEV BYTES | rawcmd DEV CMD_OP\n");
 	exit(1);
 }
 
@@ -540,19 +558,21 @@ int main(int argc, char **argv)
 		g.features = !strcmp(argv[2], "features");
 		if (!g.features && strcmp(argv[2], "identify"))
 			usage();
+	} else if (m == M_RAWCMD) {
+		g.cmd_op = strtoul(argv[2], NULL, 0);
 	} else if (args == 3) {
 		g.bytes = strtoull(argv[2], NULL, 0);
 		if (!g.bytes)
 			usage();
 	}
-	if (g.batch > 1 && m != M_NOP && m != M_QUERY)
-		die("-b applies to nop and query only");
+	if (g.batch > 1 && m != M_NOP && m != M_QUERY && m != M_RAWCMD)
+		die("-b applies to nop, query and rawcmd only");
 	if (g.qd > 1 && m != M_ADMIN && m != M_READ && m != M_DREAD && m != M_DISCARD)
 		die("-q applies to admin, read, dread and discard only");
 	if (g.n % g.batch)
 		die("N (%u) is not a multiple of the batch (%u)", g.n, g.batch);
-	if (g.fixed_file && m != M_QUERY && m != M_QUERY1)
-		die("-F applies to the query modes only");
+	if (g.fixed_file && m != M_QUERY && m != M_QUERY1 && m != M_RAWCMD)
+		die("-F applies to the query modes and rawcmd only");
 	if (g.reject && m != M_ADMIN && m != M_ADMIN_IOCTL && m != M_READ)
 		die("-E applies to admin, admin-ioctl and read only");
 	if (g.reject == -EFAULT && m != M_READ && g.features)
