@@ -690,6 +690,10 @@ def md_answer(ctx):
         lines += ["**Synthetic data**: these results were made up by a test "
                   "fixture (tests/host/bench_fake_results.py); no figure below "
                   "was measured.", ""]
+    if ctx.get("icount") and ctx["icount"][0]:
+        lines += ["In instructions per command, which do not drift from run to run, "
+                  "the section *Instructions per command (QEMU icount)* answers "
+                  "first; what follows here is wall-clock time.", ""]
     lines += [f"1. **{QUESTIONS['bdev']}** (IOPS): {answer_bdev(comps)}.",
              f"2. **{QUESTIONS['uring']}** (Identify on /dev/nvme0n1): "
              f"{answer_uring(comps)}.",
