@@ -101,6 +101,11 @@ COMPARISONS = {
                      "BLKBSZGET ÷ io_uring NOP, both in batches of 8"),
     "query-nop-b64": ("floor", "query over NOP, batches of 64",
                       "BLKBSZGET ÷ io_uring NOP, both in batches of 64"),
+    "fio-engines-qd1": ("other", "fio engines, QD 1",
+                        "fio, 4 KiB random reads on the null-co namespace, QD 1: "
+                        "ioengine=uringcmd on /dev/nvme0n2 ÷ ioengine=io_uring_cmd "
+                        "on /dev/ng0n2 (fio runs alternated; CPU: fio's usr + sys "
+                        "per I/O)"),
     "admin-floor-identify-qd1": ("floor", "Identify over Get Features",
                                  "Identify ÷ Get Features, both uring_cmd on "
                                  "/dev/nvme0, QD 1"),

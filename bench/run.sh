@@ -240,6 +240,75 @@ for qd in 1 32; do
 	fio_point fio fio-io_uring-bdev "fio ioengine=io_uring, O_DIRECT, on $dev" "$qd" "$dev" \
 		--ioengine=io_uring --direct=1
 done
+# The two fio engines on the same namespace, paired as uc_bench pairs its
+# paths: fio runs of SLICE reads alternated (A B, B A, ...), each side's
+# IOPS and fio's own CPU time per I/O (usr + sys of the job); null-co, so
+# that the host's file backend does not set the pace. B: ioengine=uringcmd
+# on the block node; A: fio's io_uring_cmd on the char device (issue 28:
+# the CPU per I/O the two engines spend at QD 1). Each run ramps for 200 ms
+# first (fio then resets its statistics, CPU time included): fio opens the
+# files inside the job, and uringcmd's open (Identify Namespace, and the
+# library's probe on a ring of its own) cost some 8 ms of CPU under TCG,
+# 20 us an I/O in a run of 400; the steady state is the question.
+fio_pair() { # ID QD
+	local id=$1 qd=$2 i k side
+	local nchr=/dev/ng${nulldev##*/nvme}
+	local sl=$(( slice * 2 )) np=$pairs
+	# each fio run starts a process and a ring: fewer pairs for the tests
+	[ "${BENCH_QUICK:-0}" != 1 ] || np=2
+	[ -b "$nulldev" ] && [ -c "$nchr" ] || return 0
+	: >"$work/fio-pair.jsonl"
+	for i in $(seq 1 "$np"); do
+		for k in 1 2; do
+			# A B in odd pairs, B A in even ones
+			if [ $(( (i + k) % 2 )) = 0 ]; then side=a; else side=b; fi
+			if [ "$side" = a ]; then
+				set -- --filename="$nchr" --ioengine=io_uring_cmd --cmd_type=nvme
+			else
+				set -- --filename="$nulldev" --ioengine=uringcmd
+			fi
+			"$fio" --output-format=json --output="$work/fio.json" --name="$id" \
+				--rw=randread --bs=4k --size=256M --iodepth="$qd" \
+				--number_ios="$sl" --ramp_time=200ms --randrepeat=0 --norandommap "$@" \
+				>"$work/fio.out" 2>&1 ||
+				die "fio $id $side failed: $(grep -m 1 'fio:' "$work/fio.out" "$work/fio.json")"
+			python3 - "$work/fio.json" "$side" "$i" >>"$work/fio-pair.jsonl" <<-'EOF2'
+			import json, sys
+			text = open(sys.argv[1]).read()
+			job = json.loads(text[text.index("{"):])["jobs"][0]
+			r = job["read"]
+			cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] * 1e6
+			print(json.dumps({"side": sys.argv[2], "pair": int(sys.argv[3]), "n": r["total_ios"],
+			                  "iops": r["iops"], "cpu": cpu / max(r["total_ios"], 1),
+			                  "lat": r["lat_ns"]}))
+			EOF2
+		done
+	done
+	python3 - "$work/fio-pair.jsonl" "$id" "$qd" "$sl" "$nulldev" "$nchr" >>"$pairlines" <<-'EOF2'
+	import json, statistics, sys
+	f, cid, qd, sl, bdev, chr_ = sys.argv[1:]
+	rows = [json.loads(l) for l in open(f) if l.strip()]
+	by = {}
+	for r in rows:
+	    by.setdefault(r["pair"], {})[r["side"]] = r
+	def side(s, path, label, dev):
+	    rs = [by[p][s] for p in sorted(by)]
+	    n = sum(r["n"] for r in rs)
+	    lat = {k: statistics.median(r["lat"][k] for r in rs) for k in ("mean", "min", "max")}
+	    return {"group": "fio", "path": path, "label": label, "dev": dev, "qd": int(qd),
+	            "iopoll": False, "n": n, "iops": statistics.median(r["iops"] for r in rs),
+	            "cpu_ns_per_cmd": statistics.median(r["cpu"] for r in rs),
+	            "lat_ns": {"mean": lat["mean"], "min": lat["min"], "p50": None, "p99": None,
+	                       "p999": None, "max": lat["max"]}, "cdf": []}
+	print(json.dumps({"group": cid, "slice": int(sl),
+	                  "a": side("a", "fio-io_uring_cmd-ng", f"fio ioengine=io_uring_cmd on {chr_}", chr_),
+	                  "b": side("b", "fio-uringcmd-bdev", f"fio ioengine=uringcmd on {bdev}", bdev),
+	                  "pairs": [[by[p]["a"]["iops"], by[p]["b"]["iops"], by[p]["a"]["cpu"],
+	                             by[p]["b"]["cpu"]] for p in sorted(by)]}))
+	EOF2
+}
+fio_pair fio-engines-qd1 1
+
 # Identify through fio's uringcmd engine, beside uc_bench's uring-bdev
 # Identify points: the same work (why fio's figures differ: bench/notes.md)
 for qd in 1 16; do

@@ -73,13 +73,23 @@ want_cmp = {"bdev-char-read-qd1", "bdev-char-read-qd16", "bdev-char-read-fast-qd
             "bdev-char-identify-qd1", "bdev-char-identify-qd16", "bdev-char-features-qd1",
             "uring-ioctl-identify-qd1", "uring-ioctl-identify-qd16", "query-ioctl-b8",
             "query-ioctl-b64", "query-ioctl-fast-b64", "query-nop-b64",
-            "admin-floor-identify-qd1"}
+            "admin-floor-identify-qd1", "fio-engines-qd1"}
 got_cmp = {p["group"] for p in doc["pairs"]}
 if want_cmp - got_cmp:
     print(f"{sys.argv[0]}: missing comparisons {sorted(want_cmp - got_cmp)}")
     sys.exit(1)
 same = ("qd", "iopoll", "fixed_file", "fast_ring", "fixed_buf")
 for p in doc["pairs"]:
+    if p["group"].startswith("fio-"):
+        # fio's engines paired by bench/run.sh itself: 2 pairs of fio runs
+        # here, each side's IOPS and CPU per I/O, no interval of its own
+        if not (len(p["pairs"]) == 2 and all(len(r) == 4 and min(r) > 0 for r in p["pairs"])
+                and p["a"]["path"] == "fio-io_uring_cmd-ng"
+                and p["b"]["path"] == "fio-uringcmd-bdev"
+                and p["a"]["n"] == p["b"]["n"] == 2 * p["slice"]):
+            print(f"bad fio comparison {p['group']}: {p['pairs']} {p['a']['n']} {p['b']['n']}")
+            sys.exit(1)
+        continue
     keys = (same if p["group"].startswith(("bdev-char-", "admin-floor-"))
             else ("qd",) if p["group"].startswith("query-nop-") else ())
     diff = [k for k in keys if p["a"][k] != p["b"][k]]
