@@ -68,6 +68,17 @@
 #if FIO_IOOPS_VERSION < UC_FIO_IOOPS_OLDEST
 #error "uringcmd needs FIO_IOOPS_VERSION 31 (fio 3.33) or newer"
 #endif
+/*
+ * num_range= (fio 3.37 on): trims of several ranges in one I/O unit, which
+ * an engine takes with FIO_MULTI_RANGE_TRIM; fio.h's MAX_TRIM_RANGE came
+ * with them and is the macro a tree that has them defines. Without it
+ * (fio 3.33) fio has no such option and every trim is one range.
+ */
+#ifdef MAX_TRIM_RANGE
+#define UC_MULTI_RANGE_TRIM	FIO_MULTI_RANGE_TRIM
+#else
+#define UC_MULTI_RANGE_TRIM	0
+#endif
 /* The version of the fio tree built against: fio's Makefile defines it. */
 #ifdef FIO_VERSION
 #define UC_FIO_VERSION	FIO_VERSION
@@ -150,6 +161,7 @@ struct uc_data {
 	struct io_u **io_us;		/* by io_u->index, for fixedbufs */
 	struct iovec *iovs;		/* by io_u->index, for NVME_URING_CMD_IO_VEC */
 	unsigned char *md_buf;		/* md_per_io_size bytes by io_u->index */
+	struct nvme_dsm_range *dsm;	/* num_range ranges by io_u->index */
 	struct io_u **events;		/* completions of one getevents() */
 	unsigned int nr_events;
 	struct io_u **pending;		/* prepared, not yet submitted, in order */
@@ -181,6 +193,25 @@ static void uc_normalize(struct uc_options *o)
 		o->cmd = UC_CMD_GET_LOG;
 		o->log_id = NVME_LOG_LID_SMART;
 	}
+}
+
+/*
+ * num_range=N, N > 1: every trim of the job is one NVMe Dataset Management
+ * command (deallocate) of up to N ranges, as fio's io_uring_cmd sends it,
+ * rather than a BLOCK_URING_CMD_DISCARD (one range, the block layer's).
+ */
+static unsigned int uc_num_range(const struct thread_data *td)
+{
+#ifdef MAX_TRIM_RANGE
+	return td->o.num_range;
+#else
+	return 1;
+#endif
+}
+
+static bool uc_multi_range(const struct thread_data *td)
+{
+	return uc_num_range(td) > 1;
 }
 
 static bool uc_is_admin(unsigned int cmd)
@@ -512,7 +543,7 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		return uc_probe_failed(td, f, "identify controller", p.nvme_admin, true);
 	if (o->cmd == UC_CMD_IO && p.nvme_io)
 		return uc_probe_failed(td, f, "flush", p.nvme_io, true);
-	if (o->cmd == UC_CMD_IO && td_trim(td))
+	if (o->cmd == UC_CMD_IO && td_trim(td) && !uc_multi_range(td))
 		return uc_probe_discard(td, f);
 	return 0;
 }
@@ -918,6 +949,31 @@ static bool uc_host_pi(const struct uc_options *o, const struct uc_file *uf,
 					    o->write_mode == UC_WMODE_WRITE));
 }
 
+/*
+ * num_range: fio filled the I/O unit's buffer with io_u->number_trim
+ * struct trim_range (byte offset and length) and xfer_buflen with their sum;
+ * one Dataset Management command deallocates them all (fio's
+ * fio_nvme_uring_cmd_trim_prep()).
+ */
+static void uc_prep_dsm(struct thread_data *td, struct io_u *io_u,
+			struct io_uring_sqe *sqe, int fd)
+{
+#ifdef MAX_TRIM_RANGE
+	struct uc_data *ld = td->io_ops_data;
+	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
+	struct nvme_dsm_range *dsm = ld->dsm + (size_t)io_u->index * uc_num_range(td);
+	const struct trim_range *r = (const struct trim_range *)io_u->xfer_buf;
+	struct nvme_uring_cmd c;
+	unsigned int i;
+
+	for (i = 0; i < io_u->number_trim; i++)
+		uringcmd_nvme_dsm_range(&dsm[i], r[i].start >> uf->lba_shift,
+					(__u32)(r[i].len >> uf->lba_shift));
+	uringcmd_nvme_dsm_deallocate(&c, uf->nsid, dsm, io_u->number_trim);
+	uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
+#endif
+}
+
 /* An NVMe Read/Write/Flush (or a discard for rw=trim) for @io_u. */
 static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		       struct io_uring_sqe *sqe)
@@ -965,6 +1021,10 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		opcode = nvme_cmd_write;
 		break;
 	case DDIR_TRIM:
+		if (uc_multi_range(td)) {
+			uc_prep_dsm(td, io_u, sqe, fd);
+			return;
+		}
 		io_uring_prep_cmd_discard(sqe, fd, io_u->offset, io_u->xfer_buflen);
 		return;
 	default:	/* DDIR_SYNC, DDIR_DATASYNC: fio's fsync= */
@@ -1242,7 +1302,7 @@ static void uc_complete(struct thread_data *td, struct io_u *io_u,
 	int res = cqe->res;
 
 	io_u->error = 0;
-	if (io_u->ddir == DDIR_TRIM && res == -EOPNOTSUPP) {
+	if (io_u->ddir == DDIR_TRIM && res == -EOPNOTSUPP && !uc_multi_range(td)) {
 		if (!ld->discard_missing)
 			uc_no_discard(td, io_u->file);
 		ld->discard_missing = true;
@@ -1435,7 +1495,7 @@ static int uc_check_options(struct thread_data *td)
 			"zone out of order and fail with Zone Invalid Write: "
 			"passthrough has no zone write lock; use iodepth=1\n",
 			td->o.iodepth);
-	if (o->cmd == UC_CMD_IO && td_trim(td) && o->hipri) {
+	if (o->cmd == UC_CMD_IO && td_trim(td) && o->hipri && !uc_multi_range(td)) {
 		log_err("fio: uringcmd: hipri polls I/O queues; a discard cannot be "
 			"polled (an IOPOLL ring gets -EOPNOTSUPP, as on Linux 6.12): "
 			"drop hipri for rw=trim\n");
@@ -1500,6 +1560,12 @@ static int uc_check_options(struct thread_data *td)
 			"none\n", o->write_mode == UC_WMODE_ZEROES ? "zeroes" : "uncor");
 		return 1;
 	}
+	if (o->fixedbufs && uc_multi_range(td) && td_trim(td)) {
+		log_err("fio: uringcmd: fixedbufs registers data buffers, and the "
+			"ranges of num_range=%u trims are not data: drop fixedbufs\n",
+			uc_num_range(td));
+		return 1;
+	}
 	if (o->fixedbufs && !o->nonvectored) {
 		log_err("fio: uringcmd: fixedbufs needs nonvectored=1 (registered "
 			"buffers are not vectored)\n");
@@ -1535,6 +1601,11 @@ static int fio_uringcmd_init(struct thread_data *td)
 	if (o->md_per_io_size) {
 		ld->md_buf = calloc(td->o.iodepth, o->md_per_io_size);
 		if (!ld->md_buf)
+			return 1;
+	}
+	if (uc_multi_range(td)) {
+		ld->dsm = calloc((size_t)td->o.iodepth * uc_num_range(td), sizeof(*ld->dsm));
+		if (!ld->dsm)
 			return 1;
 	}
 
@@ -1641,6 +1712,7 @@ static void fio_uringcmd_cleanup(struct thread_data *td)
 	free(ld->iovs);
 	free(ld->pending);
 	free(ld->md_buf);
+	free(ld->dsm);
 	free(ld);
 	td->io_ops_data = NULL;
 }
@@ -1971,7 +2043,7 @@ static struct ioengine_ops ioengine = {
 	.name			= "uringcmd",
 	.version		= FIO_IOOPS_VERSION,
 	.flags			= FIO_NO_OFFLOAD | FIO_MEMALIGN | FIO_RAWIO | FIO_NOEXTEND |
-				  FIO_ASYNCIO_SETS_ISSUE_TIME,
+				  FIO_ASYNCIO_SETS_ISSUE_TIME | UC_MULTI_RANGE_TRIM,
 	.init			= fio_uringcmd_init,
 	.post_init		= fio_uringcmd_post_init,
 	.io_u_init		= fio_uringcmd_io_u_init,

@@ -229,6 +229,39 @@ static inline void uringcmd_nvme_flush(struct nvme_uring_cmd *c, __u32 nsid)
 }
 
 /**
+ * uringcmd_nvme_dsm_deallocate() - Dataset Management (I/O): deallocate ranges
+ * @c: the command to fill
+ * @nsid: the namespace
+ * @ranges: @nr ranges, each filled with uringcmd_nvme_dsm_range()
+ * @nr: how many, 1 to 256
+ *
+ * One command for every range, as fio's io_uring_cmd sends num_range=
+ * trims. What a deallocated block reads as is the namespace's DLFEAT
+ * (bits 2:0): zeroes, all ones, or not reported.
+ */
+static inline void uringcmd_nvme_dsm_deallocate(struct nvme_uring_cmd *c, __u32 nsid,
+						struct nvme_dsm_range *ranges,
+						__u32 nr)
+{
+	uringcmd_nvme_cmd(c, nvme_cmd_dsm, nsid, ranges,
+			  nr * (__u32)sizeof(*ranges), nr - 1, NVME_DSMGMT_AD);
+}
+
+/**
+ * uringcmd_nvme_dsm_range() - one range of a Dataset Management command
+ * @r: the range to fill (little-endian, as the controller reads it)
+ * @slba: first logical block
+ * @nlb: number of logical blocks, at least 1 (not 0's based)
+ */
+static inline void uringcmd_nvme_dsm_range(struct nvme_dsm_range *r, __u64 slba,
+					   __u32 nlb)
+{
+	r->cattr = 0;
+	r->nlb = htole32(nlb);
+	r->slba = htole64(slba);
+}
+
+/**
  * uringcmd_nvme_zone_report() - Zone Management Receive (I/O): Report Zones
  * @c: the command to fill
  * @nsid: a zoned namespace (Zoned Namespace Command Set)
