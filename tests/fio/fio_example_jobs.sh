@@ -7,7 +7,9 @@
 # one line of a kernel without BLOCK_URING_CMD_DISCARD; the block queries
 # again on a non-NVMe block device; nvme-cli's command spellings, block
 # queries in any case, io_size= as the bound, force_async; then the ring
-# modes (hipri, sqthread_poll, IO_VEC, fixedbufs, registerfiles). Each
+# modes (hipri, sqthread_poll, IO_VEC, fixedbufs, registerfiles); fio's
+# own uring-cmd-ng.fio and uring-cmd-trim-multi-range.fio (num_range=,
+# fio 3.37 on), whose trimmed ranges must then read as deallocated. Each
 # example takes filename=${UC_DEV} and, if it writes or discards, says so
 # in its first line.
 #
@@ -163,6 +165,50 @@ if fio_example uring-cmd-ng.fio "$dev" 4M; then
 		rand-write:write:1024 rand-read:read:1024 write-opts:write:1024
 else
 	leave_out "no $ng_job (fio's source, make fio): fio's uring-cmd-ng.fio"
+fi
+
+# fio's uring-cmd-trim-multi-range.fio (fio 3.37 on; 3.33's tree has
+# neither it nor num_range=): num_range=8, each trim one Dataset Management
+# command of up to 8 ranges, 10 MiB a job as fio has it.
+if fio_example uring-cmd-trim-multi-range.fio "$dev" 10M; then
+	run_job uring-cmd-trim-multi-range "$work/uring-cmd-trim-multi-range.fio" -- \
+		write_bs:trim:320:10485760 'write_bssplit:trim:*:10485760'
+	# What the ranges read as afterwards: 64 KiB of 0xab, then one trim
+	# of 8 ranges, every second 4 KiB block (rw=trim:4k). The trimmed
+	# blocks must read as the namespace's DLFEAT says a deallocated block
+	# does (QEMU: zeroes), the others keep 0xab: a command that took
+	# only its first range leaves 7 of the 8 holding 0xab.
+	dlfeat=$(nvme id-ns "$dev" -o json | python3 -c \
+		'import json, sys; print(json.load(sys.stdin)["dlfeat"] & 7)') ||
+		fail "nvme id-ns $dev failed"
+	case $dlfeat in
+	1) fill=0 ;;
+	2) fill=255 ;;
+	*) fill= ;;
+	esac
+	if [ -n "$fill" ]; then
+		python3 -c 'import sys; sys.stdout.buffer.write(b"\xab" * 65536)' >"$work/pattern"
+		dd if="$work/pattern" of="$dev" bs=64k oflag=direct status=none ||
+			fail "trim-ranges: writing the pattern failed"
+		run_job trim-ranges - --ioengine=uringcmd --filename="$dev" --name=trim-ranges \
+			--rw=trim:4k --bs=4k --size=64k --num_range=8 -- trim-ranges:trim:1:32768
+		dd if="$dev" of="$work/ranges" bs=64k count=1 iflag=direct status=none ||
+			fail "trim-ranges: reading back failed"
+		bad=$(python3 -c '
+import sys
+data, fill = open(sys.argv[1], "rb").read(), int(sys.argv[2])
+for i in range(16):
+    want = fill if i % 2 == 0 else 0xab
+    if data[i * 4096:(i + 1) * 4096] != bytes([want]) * 4096:
+        print(f"block {i} (at {i * 4096}) is not all {want:#x};", end=" ")
+' "$work/ranges" "$fill")
+		[ -z "$bad" ] || fail "trim-ranges: after one trim of 8 ranges: $bad"
+		echo "# trim-ranges: 8 ranges in one command read as deallocated (DLFEAT $dlfeat), the 8 between them kept"
+	else
+		leave_out "DLFEAT $dlfeat: what a deallocated block reads as is not reported, the multi-range trim's data"
+	fi
+else
+	echo "# $(dirname "$fio")/examples has no uring-cmd-trim-multi-range.fio: fio $("$fio" --version) has no num_range="
 fi
 
 # Debian's /usr/bin/fio with the engine built for it: found by its bare

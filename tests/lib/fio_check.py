@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check a fio JSON output file against what a job was meant to do.
 
-    fio_check.py OUT.json JOB:DIR:IOS [JOB:DIR:IOS...]
+    fio_check.py OUT.json JOB:DIR:IOS[:BYTES] [JOB:DIR:IOS[:BYTES]...]
 
 For each JOB (its name), the DIR ("read", "write" or "trim") side must show
 exactly IOS completed I/Os of the job's block size each (io_bytes = IOS *
-bs), the directions not named for it none, and the job no error; every job
+bs), or with BYTES, IOS I/Os ("*": any number, at least one) of BYTES in
+all (a num_range= trim moves several blocks), the directions not named for
+it none, and the job no error; every job
 of the file must
 have latency figures (completion latency mean and the 50/99/99.9th
 percentiles) and submission latency samples (slat: the engine's commit hook
@@ -58,15 +60,19 @@ def main():
         fail(f"{sys.argv[1]}: no fio JSON output ({e})")
     jobs = {j["jobname"]: j for j in data.get("jobs", [])}
     for spec in sys.argv[2:]:
-        name, ddir, ios = spec.split(":")
+        name, ddir, ios, *want = spec.split(":")
         job = jobs.get(name)
         if job is None:
             fail(f"job {name} missing from the output (jobs: {', '.join(jobs)})")
         if job.get("error", 0):
             fail(f"job {name}: error {job['error']}")
         got = job[ddir]["total_ios"]
-        if got != int(ios):
+        if (ios == "*" and not got) or (ios != "*" and got != int(ios)):
             fail(f"job {name}: {got} {ddir} I/Os, expected {ios}")
+        if want:
+            if job[ddir]["io_bytes"] != int(want[0]):
+                fail(f"job {name}: {ddir} io_bytes {job[ddir]['io_bytes']}, expected {want[0]}")
+            continue
         # each I/O moved its whole block, not only completed
         bs = block_size(data, job, ddir)
         nbytes = job[ddir]["io_bytes"]
@@ -76,7 +82,7 @@ def main():
             fail(f"job {name}: {ddir} io_bytes {nbytes} for {got} I/Os")
     named = {}
     for spec in sys.argv[2:]:
-        name, ddir, _ = spec.split(":")
+        name, ddir = spec.split(":")[:2]
         named.setdefault(name, set()).add(ddir)
     for name, ddirs in named.items():
         for ddir in DIRS:

@@ -34,9 +34,9 @@ run_job() {
 # of the fio under test ($fio's folder), into $work/FILE for the uringcmd
 # engine: ioengine=uringcmd instead of io_uring_cmd, filename=DEV instead
 # of /dev/ng0n1, size=SIZE instead of its size (1G does not fit make
-# test's namespaces), and LINE, if given, after [global]; nothing else
-# may differ. Status 1, and nothing written, where that tree has no FILE
-# (fio 3.33's has fewer examples than 3.41's).
+# test's namespaces; SIZE may be the example's own), and LINE, if given,
+# after [global]; nothing else may differ. Status 1, and nothing written,
+# where that tree has no FILE (fio 3.33's has fewer examples than 3.41's).
 fio_example() {
 	local src job=$work/$1 want=3
 	src=$(dirname "$fio")/examples/$1
@@ -45,7 +45,9 @@ fio_example() {
 		-e "s|^filename=/dev/ng0n1\$|filename=$2|" \
 		-e "s/^size=[0-9]*[KMG]\$/size=$3/" \
 		${4:+-e "s/^\\[global\\]\$/&\\n$4/"} "$src" >"$job"
-	[ -z "${4:-}" ] || want=4
+	[ -z "${4:-}" ] || want=$((want + 1))
+	# a size= the example has already is no change
+	! grep -qx "size=$3" "$src" || want=$((want - 1))
 	[ "$(diff "$src" "$job" | grep -c '^>')" = "$want" ] ||
 		fail "$1: not exactly ioengine=, filename=, size=${4:+ and $4} changed: $(diff "$src" "$job" | grep '^[<>]' | tr '\n' ' ')"
 }
