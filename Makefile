@@ -153,9 +153,9 @@ help:
 	@echo "make uc-nvme         nvme-cli's verbs through io_uring, also on /dev/nvmeXnY"
 	@echo '                     (build/tool/uc-nvme; uc-nvme help)'
 	@echo 'make fio             fio 3.33 from Debian source with ioengine=uringcmd (build/fio);'
-	@echo '                     FIO=3.41: that release from Debian'"'"'s archive (build/fio-3.41)'
+	@echo '                     FIO=$(FIO_NEXT): that release from Debian'"'"'s archive (build/fio-$(FIO_NEXT))'
 	@echo '                     make check and the fio tests run with both'
-	@echo 'make fio-next        make fio FIO=3.41, the second fio make check builds'
+	@echo 'make fio-next        make fio FIO=$(FIO_NEXT), the second fio make check builds'
 	@echo 'make bench-progs     the benchmark programs (build/bench)'
 	@echo 'make bench           benchmark every path in 3 boots, write RESULTS.md (~25 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
@@ -246,11 +246,13 @@ uc-nvme: headers
 	@$(MAKE) -s -C tool O=$(BUILD)/tool HDRS=$(HEADERS)/include
 
 # fio from the Debian source of the installed version, the engine built in,
-# and the engine alone for the system fio (fio-engine/README.md). FIO=3.41:
-# that release from Debian's archive (its sha256 in kernel/PINNED), the
-# engine built in, in build/fio-3.41; make check and make test build both.
+# and the engine alone for the system fio (fio-engine/README.md).
+# FIO=$(FIO_NEXT) (kernel/PINNED's source:fio line): that release from
+# Debian's archive (its sha256 there too), the engine built in, in
+# build/fio-$(FIO_NEXT); make check and make test build both.
 FIO       ?= 3.33
-FIO_NEXT  := 3.41
+# the second fio: kernel/PINNED's source:fio line, its one place
+FIO_NEXT  := $(shell $(TOP)/kernel/source.sh --pinned fio)
 fio_dir = $(BUILD)/fio$(if $(filter-out 3.33,$(1)),-$(1))
 fio: headers
 	@FIO_RELEASE=$(FIO) fio-engine/build.sh $(call fio_dir,$(FIO)) $(HEADERS)/include

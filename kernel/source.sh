@@ -7,7 +7,11 @@
 # fio 3.41 and liburing 2.9 (issue 28).
 #
 #   kernel/source.sh NAME VERSION OUTDIR
+#   kernel/source.sh --pinned NAME
 #
+# --pinned prints the version of NAME's source: line (the last, were there
+# several): the one place the second fio's version is written, which the
+# Makefile (FIO_NEXT) and the tests read from here.
 # OUTDIR receives the tarball and src/, its tree (top folder stripped),
 # once: a tree already extracted (src/.uringcmd-extracted) is left alone.
 # apt-helper, apt's own (on every Debian), fetches it and checks the
@@ -20,9 +24,15 @@ die() {
 	echo "kernel/source.sh: $*" >&2
 	exit 1
 }
-[ $# -eq 3 ] || { echo "usage: $0 NAME VERSION OUTDIR" >&2; exit 2; }
-name=$1 version=$2
 pins=$(cd "$(dirname "$0")" && pwd)/PINNED
+if [ $# -eq 2 ] && [ "$1" = --pinned ]; then
+	v=$(awk -v n="source:$2" '$1 == n { v = $2 } END { print v }' "$pins")
+	[ -n "$v" ] || die "kernel/PINNED has no 'source:$2' line"
+	echo "$v"
+	exit 0
+fi
+[ $# -eq 3 ] || { echo "usage: $0 NAME VERSION OUTDIR | --pinned NAME" >&2; exit 2; }
+name=$1 version=$2
 archive=${UC_DEBIAN_ARCHIVE:-http://deb.debian.org/debian}
 mkdir -p "$3"
 out=$(cd "$3" && pwd)

@@ -21,7 +21,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 fio=$top/build/fio/src/fio
-fio_next=$top/build/fio-3.41/src/fio
+fio_next=$top/build/fio-$("$top/kernel/source.sh" --pinned fio)/src/fio
 lib=$top/build/fio/lib
 work=$(mktemp -d /tmp/uringcmd-fio-host.XXXXXX)
 loopdev=

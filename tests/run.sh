@@ -16,7 +16,7 @@
 # Which tests get which arguments goes by name:
 #   block_*   once per block device: name[dev] DEV
 #   nvme_*, fio_*, bench_*  once: NVME_DEV NVME_CHAR NVME_CTRL;
-#             fio_* once more as name[fio-3.41] with TEST_FIO_NEXT;
+#             fio_* once more as name[fio-X.Y] with TEST_FIO_NEXT;
 #             nvme_bdev_* once more on a head node of an nvmet
 #             subsystem (tests/nvmet.sh): the file namespace's, but
 #             nvme_bdev_faults on the slow namespace's
@@ -85,7 +85,8 @@
 #                      (build/fio/lib)
 #   TEST_FIO_NEXT      the second fio with the engine built in, each fio_*
 #                      test run again with it as TEST_FIO (make fio-next's
-#                      build/fio-3.41/src/fio; empty: none; missing: a
+#                      build/fio-V/src/fio, V kernel/PINNED's source:fio
+#                      version; empty: none; missing: a
 #                      failed step under TEST_STRICT, a note otherwise)
 #   TEST_STRICT        1 (make check): fail, not just note, a missing
 #                      default block device (null_blk, the two loops), an
@@ -139,7 +140,8 @@ nullb_dev=${TEST_NULLB_DEV:-/dev/nullb0}
 # What the fio_* tests use, from the checkout this script lives in.
 export TEST_FIO=${TEST_FIO:-$here/../build/fio/src/fio}
 export TEST_FIO_LIB=${TEST_FIO_LIB:-$here/../build/fio/lib}
-fio_next=${TEST_FIO_NEXT-$here/../build/fio-3.41/src/fio}
+# the second fio's version: kernel/PINNED's source:fio line (make fio-next)
+fio_next=${TEST_FIO_NEXT-$here/../build/fio-$("$here/../kernel/source.sh" --pinned fio)/src/fio}
 fio_next_tag=
 if [ -n "$fio_next" ]; then
 	fio_next_tag=$("$fio_next" --version 2>/dev/null) || fio_next_tag=

@@ -25,7 +25,8 @@ version=2.9
 out=$top/build/liburing-$version
 lu=$out/src
 hdrs=$top/build/headers/include
-fio_next=$top/build/fio-3.41/src
+fio_next_version=$("$top/kernel/source.sh" --pinned fio)
+fio_next=$top/build/fio-$fio_next_version/src
 
 fail() {
 	echo "FAIL $name: $*"
@@ -102,5 +103,5 @@ for bin in "$out"/tests/* "$out"/tests/.tools/* "$out"/tool/uc-nvme "$out"/demo/
 done
 
 [ -d "$fio_next" ] || fail "no $fio_next: make fio-next"
-build "the fio engine (fio 3.41)" -C "$fio_next" CC="$cc" "$out/fio/uringcmd-alone.o"
+build "the fio engine (fio $fio_next_version)" -C "$fio_next" CC="$cc" "$out/fio/uringcmd-alone.o"
 echo "PASS $name"

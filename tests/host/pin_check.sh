@@ -40,6 +40,16 @@ pkgs=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KERNEL -u DEBUG make -s -C "$t
 [ "$pkgs" = "linux-source-6.1=$kpin fio=$fpin" ] ||
 	fail "make deps installs '$pkgs', not linux-source-6.1=$kpin fio=$fpin"
 
+# The second fio's version is written once, on kernel/PINNED's source:fio
+# line: make's FIO_NEXT is read from it, and no script or makefile names a
+# build/fio-VERSION folder of its own (moving the pin is one edit).
+npin=$("$top/kernel/source.sh" --pinned fio) || fail "kernel/PINNED pins no source:fio"
+next=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KERNEL -u DEBUG make -s -C "$top" -pn help 2>/dev/null | sed -n 's/^FIO_NEXT := //p')
+[ "$next" = "$npin" ] || fail "make's FIO_NEXT is '$next', kernel/PINNED's source:fio $npin"
+own=$(cd "$top" && git ls-files -z -- Makefile '*.sh' '*.mk' '*/Makefile' .ci |
+	xargs -0 grep -nE '^[^#]*fio-[0-9]+\.[0-9]+' 2>/dev/null | head -n 3 | tr '\n' ' ') || true
+[ -z "$own" ] || fail "a second fio version written outside kernel/PINNED: $own"
+
 # Offered (among others): silent, status 0.
 offer linux-source-6.1 6.1.999-1 "$kpin" 6.1.1-1
 offer fio "$fpin"
