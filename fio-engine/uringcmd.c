@@ -548,6 +548,39 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 	return 0;
 }
 
+/*
+ * fdp=1 and dataplacement= (fio 3.36 on, dataplacement.h): not
+ * implemented. QEMU 7.2's nvme, Debian 12's, emulates no FDP (QEMU 8.0
+ * added it), so nothing here could test it. Refused in the setup hook:
+ * fio asks the engine for the reclaim unit handles while it sets the
+ * files up, before the engine's init, and would only say that the engine
+ * "lacks fetch ruhs". An engine with a setup hook sizes the files itself,
+ * as fio's get_file_sizes() does (a block node that is not there fails
+ * here, not only at open).
+ */
+static int fio_uringcmd_setup(struct thread_data *td)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+#ifdef FIO_MAX_DP_IDS
+	if (td->o.dp_type != FIO_DP_NONE) {
+		log_err("fio: uringcmd: fdp=1 and dataplacement= are not implemented "
+			"by this engine (no reclaim unit handle status, no placement "
+			"directives on writes): use ioengine=io_uring_cmd on the ng "
+			"node\n");
+		return 1;
+	}
+#endif
+	for_each_file(td, f, i) {
+		if (generic_get_file_size(td, f)) {
+			log_err("%s\n", td->verror);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int fio_uringcmd_open_file(struct thread_data *td, struct fio_file *f)
 {
 	struct uc_options *o = td->eo;
@@ -2044,6 +2077,7 @@ static struct ioengine_ops ioengine = {
 	.version		= FIO_IOOPS_VERSION,
 	.flags			= FIO_NO_OFFLOAD | FIO_MEMALIGN | FIO_RAWIO | FIO_NOEXTEND |
 				  FIO_ASYNCIO_SETS_ISSUE_TIME | UC_MULTI_RANGE_TRIM,
+	.setup			= fio_uringcmd_setup,
 	.init			= fio_uringcmd_init,
 	.post_init		= fio_uringcmd_post_init,
 	.io_u_init		= fio_uringcmd_io_u_init,
