@@ -146,7 +146,11 @@ struct uc_options {
 struct uc_file {
 	__u32 nsid;
 	unsigned int lba_shift;
-	unsigned int ms;		/* metadata bytes per block (separate) */
+	unsigned int ms;		/* metadata bytes per block */
+	unsigned int lba_ext;		/* extended LBAs: data + metadata bytes a
+					 * block, as the data buffer holds them;
+					 * 0 where the metadata is separate or
+					 * not transferred */
 	unsigned int pi_type;		/* protection information type, 0: none */
 	bool pi_first;			/* PI in the first 8 bytes of metadata */
 	__u64 query;			/* cmd=block-query: the ioctl's answer */
@@ -317,6 +321,29 @@ static int uc_ioctl_admin(int fd, const struct nvme_uring_cmd *c, __u32 *result)
 }
 
 /*
+ * Extended LBAs (FLBAS bit 4) whose metadata is transferred: the bytes a
+ * block takes in the data buffer, its data then its metadata, as fio's
+ * io_uring_cmd counts them (lba_ext); 0 otherwise. Not with PRACT and
+ * metadata that is only the 8 bytes of PI: the controller inserts and
+ * strips it, the buffer holds data only.
+ */
+static unsigned int uc_lba_ext(const struct uc_options *o, const struct nvme_id_ns *ns)
+{
+	unsigned int ms = uringcmd_nvme_ns_ms(ns);
+
+	if (!uringcmd_nvme_ns_extended(ns) ||
+	    (o->pi_act && (ns->dps & NVME_NS_DPS_PI_MASK) && ms == 8))
+		return 0;
+	return (1U << uringcmd_nvme_ns_lba_shift(ns)) + ms;
+}
+
+/* An offset or a length of the job in logical blocks. */
+static __u64 uc_blocks(const struct uc_file *uf, __u64 bytes)
+{
+	return uf->lba_ext ? bytes / uf->lba_ext : bytes >> uf->lba_shift;
+}
+
+/*
  * Why a probe failed, in the user's terms. Linux 6.1 without the series
  * has no uring_cmd on block devices (-EOPNOTSUPP); later kernels have one
  * for BLOCK_URING_CMD_DISCARD only and refuse other cmd_ops (-EINVAL).
@@ -476,15 +503,9 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 		uf->ms = ms;
 		uf->pi_type = uf->id_ns.dps & NVME_NS_DPS_PI_MASK;
 		uf->pi_first = uf->id_ns.dps & NVME_NS_DPS_PI_FIRST;
-		if (uringcmd_nvme_ns_extended(&uf->id_ns)) {
-			uc_log(td, "%s: extended LBAs (%u bytes of metadata inside each "
-			       "block): cmd=io supports separate metadata only",
-			       f->file_name, ms);
-			td_verror(td, EINVAL, "uringcmd open");
-			return 1;
-		}
+		uf->lba_ext = uc_lba_ext(o, &uf->id_ns);
 		/* PRACT with metadata that is only PI: none is transferred */
-		if (ms && !(o->pi_act && uf->pi_type && ms == 8) &&
+		if (ms && !uf->lba_ext && !(o->pi_act && uf->pi_type && ms == 8) &&
 		    o->md_per_io_size < md) {
 			uc_log(td, "%s: the namespace has %u bytes of metadata per block: "
 			       "set md_per_io_size=%llu or more (or pi_act=1 with 8 bytes "
@@ -502,10 +523,39 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 			td_verror(td, EINVAL, "uringcmd open");
 			return 1;
 		}
+		if (uf->lba_ext) {
+			/*
+			 * As fio's io_uring_cmd: offsets and block sizes count
+			 * data and metadata; the PI in the data buffer is what
+			 * verify= would overwrite.
+			 */
+			lbs = uf->lba_ext;
+			if (uf->pi_type && td->o.verify) {	/* != VERIFY_NONE */
+				uc_log(td, "%s: for extended LBA, verify cannot be used "
+				       "when E2E data protection is enabled", f->file_name);
+				td_verror(td, EINVAL, "uringcmd open");
+				return 1;
+			}
+			if (td_trim(td) && !uc_multi_range(td)) {
+				uc_log(td, "%s: extended LBAs: rw=trim's discard counts "
+				       "data bytes only, this job's offsets data and "
+				       "metadata: %s", f->file_name, UC_MULTI_RANGE_TRIM ?
+				       "use num_range=2 or more (Dataset Management)" :
+				       "this fio has no num_range= (fio 3.37 on)");
+				td_verror(td, EINVAL, "uringcmd open");
+				return 1;
+			}
+		}
 		if (td->o.min_bs[DDIR_READ] % lbs || td->o.min_bs[DDIR_WRITE] % lbs ||
-		    td->o.min_bs[DDIR_TRIM] % lbs || td->o.bs_unaligned) {
-			uc_log(td, "%s: block sizes must be multiples of the LBA size %llu",
-			       f->file_name, lbs);
+		    td->o.min_bs[DDIR_TRIM] % lbs || td->o.max_bs[DDIR_READ] % lbs ||
+		    td->o.max_bs[DDIR_WRITE] % lbs || td->o.bs_unaligned) {
+			if (uf->lba_ext)
+				uc_log(td, "%s: block sizes must be multiples of %llu (LBA "
+				       "data size + metadata size: extended LBAs)",
+				       f->file_name, lbs);
+			else
+				uc_log(td, "%s: block sizes must be multiples of the LBA "
+				       "size %llu", f->file_name, lbs);
 			td_verror(td, EINVAL, "uringcmd open");
 			return 1;
 		}
@@ -549,6 +599,42 @@ static int uc_open_nvme(struct thread_data *td, struct fio_file *f,
 }
 
 /*
+ * The file's size: the block node's, but for extended LBAs, whose offsets
+ * count each block's metadata too (fio's io_uring_cmd: nsze times data and
+ * metadata size); Linux gives such a namespace no capacity on PCIe, or its
+ * data bytes only.
+ */
+static int fio_uringcmd_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct uc_options *o = td->eo;
+	struct nvme_uring_cmd c;
+	struct nvme_id_ns *ns;
+	int fd, nsid, ret;
+
+	if (fio_file_size_known(f))
+		return 0;
+	uc_normalize(o);
+	if (o->cmd != UC_CMD_IO || f->filetype != FIO_TYPE_BLOCK)
+		return generic_get_file_size(td, f);
+	fd = open(f->file_name, O_RDONLY);
+	if (fd < 0)
+		return generic_get_file_size(td, f);	/* which says why */
+	nsid = ioctl(fd, NVME_IOCTL_ID);
+	ret = -1;
+	if (nsid > 0 && !posix_memalign((void **)&ns, 4096, sizeof(*ns))) {
+		uringcmd_nvme_identify(&c, (__u32)nsid, NVME_IDENTIFY_CNS_NS, ns);
+		if (!uc_ioctl_admin(fd, &c, NULL) && uc_lba_ext(o, ns)) {
+			f->real_file_size = le64toh(ns->nsze) * uc_lba_ext(o, ns);
+			fio_file_set_size_known(f);
+			ret = 0;
+		}
+		free(ns);
+	}
+	close(fd);
+	return ret ? generic_get_file_size(td, f) : 0;
+}
+
+/*
  * fdp=1 and dataplacement= (fio 3.36 on, dataplacement.h): not
  * implemented. QEMU 7.2's nvme, Debian 12's, emulates no FDP (QEMU 8.0
  * added it), so nothing here could test it. Refused in the setup hook:
@@ -573,7 +659,7 @@ static int fio_uringcmd_setup(struct thread_data *td)
 	}
 #endif
 	for_each_file(td, f, i) {
-		if (generic_get_file_size(td, f)) {
+		if (fio_uringcmd_get_file_size(td, f)) {
 			log_err("%s\n", td->verror);
 			return 1;
 		}
@@ -1000,8 +1086,8 @@ static void uc_prep_dsm(struct thread_data *td, struct io_u *io_u,
 	unsigned int i;
 
 	for (i = 0; i < io_u->number_trim; i++)
-		uringcmd_nvme_dsm_range(&dsm[i], r[i].start >> uf->lba_shift,
-					(__u32)(r[i].len >> uf->lba_shift));
+		uringcmd_nvme_dsm_range(&dsm[i], uc_blocks(uf, r[i].start),
+					(__u32)uc_blocks(uf, r[i].len));
 	uringcmd_nvme_dsm_deallocate(&c, uf->nsid, dsm, io_u->number_trim);
 	uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
 #endif
@@ -1014,12 +1100,13 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 	struct uc_options *o = td->eo;
 	struct uc_file *uf = FILE_ENG_DATA(io_u->file);
 	int fd = uc_sqe_fd(o, io_u->file);
-	__u64 slba = io_u->offset >> uf->lba_shift;
-	__u32 nlb = io_u->xfer_buflen >> uf->lba_shift;
+	__u64 slba = uc_blocks(uf, io_u->offset);
+	__u32 nlb = (__u32)uc_blocks(uf, io_u->xfer_buflen);
 	struct uc_data *ld = td->io_ops_data;
 	struct iovec *iov = &ld->iovs[io_u->index];
 	struct nvme_uring_cmd c;
-	unsigned char *md = uc_md_of(td, io_u);
+	/* extended LBAs: the metadata is in the data buffer */
+	unsigned char *md = uf->lba_ext ? NULL : uc_md_of(td, io_u);
 	__u32 control = 0;	/* cdw12 bits 31:16, libnvme's NVME_IO_* */
 	__u8 opcode;
 
@@ -1083,11 +1170,19 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 			c.cdw14 = slba & 0xffffffff;
 		c.cdw15 = (o->apptag & 0xffff) | (o->apptag_mask & 0xffff) << 16;
 		/* pi_act=0: the host's PI, as fio's io_uring_cmd computes it */
-		if (io_u->ddir == DDIR_WRITE && md && uc_host_pi(o, uf, io_u)) {
+		if (io_u->ddir == DDIR_WRITE && (md || uf->lba_ext) &&
+		    uc_host_pi(o, uf, io_u)) {
 			struct uringcmd_nvme_pi_layout l = uc_pi_layout(uf);
+			unsigned char *blk = io_u->xfer_buf;
+			__u32 b;
 
-			uringcmd_nvme_pi16_generate(&l, io_u->xfer_buf, md, slba, nlb,
-						    (__u16)o->apptag);
+			if (!uf->lba_ext)
+				uringcmd_nvme_pi16_generate(&l, blk, md, slba, nlb,
+							    (__u16)o->apptag);
+			/* extended LBAs: block by block, each metadata after its data */
+			for (b = 0; uf->lba_ext && b < nlb; b++, blk += uf->lba_ext)
+				uringcmd_nvme_pi16_generate(&l, blk, blk + l.lbs, slba + b,
+							    1, (__u16)o->apptag);
 		}
 	}
 	c.cdw12 |= control << 16;
@@ -1360,15 +1455,27 @@ static void uc_complete(struct thread_data *td, struct io_u *io_u,
 		struct uc_file *uf = FILE_ENG_DATA(io_u->file);
 		unsigned char *md = uc_md_of(td, io_u);
 
-		if (md && uc_host_pi(o, uf, io_u)) {
+		if ((md || uf->lba_ext) && uc_host_pi(o, uf, io_u)) {
 			struct uringcmd_nvme_pi_layout l = uc_pi_layout(uf);
 			struct uringcmd_nvme_pi_error e;
-			__u64 slba = io_u->offset >> uf->lba_shift;
+			__u64 slba = uc_blocks(uf, io_u->offset);
+			__u32 nlb = (__u32)uc_blocks(uf, io_u->xfer_buflen);
+			unsigned char *blk = io_u->xfer_buf;
+			int bad = 0;
+			__u32 b;
 
-			if (uringcmd_nvme_pi16_check(&l, io_u->xfer_buf, md, slba,
-						     io_u->xfer_buflen >> uf->lba_shift,
-						     o->prchk, (__u16)o->apptag,
-						     (__u16)o->apptag_mask, &e)) {
+			if (!uf->lba_ext)
+				bad = uringcmd_nvme_pi16_check(&l, blk, md, slba, nlb,
+							       o->prchk, (__u16)o->apptag,
+							       (__u16)o->apptag_mask, &e);
+			/* extended LBAs: block by block, as they were generated */
+			for (b = 0; uf->lba_ext && !bad && b < nlb; b++, blk += uf->lba_ext) {
+				bad = uringcmd_nvme_pi16_check(&l, blk, blk + l.lbs, slba + b,
+							       1, o->prchk, (__u16)o->apptag,
+							       (__u16)o->apptag_mask, &e);
+				e.block = b;
+			}
+			if (bad) {
 				uc_log(td, "%s: read at LBA %llu: %s check failed: "
 				       "expected %#x, the block holds %#x (pi_act=0: "
 				       "checked by the host)", io_u->file->file_name,
@@ -2088,7 +2195,7 @@ static struct ioengine_ops ioengine = {
 	.cleanup		= fio_uringcmd_cleanup,
 	.open_file		= fio_uringcmd_open_file,
 	.close_file		= fio_uringcmd_close_file,
-	.get_file_size		= generic_get_file_size,
+	.get_file_size		= fio_uringcmd_get_file_size,
 	.get_zoned_model	= fio_uringcmd_get_zoned_model,
 	.report_zones		= fio_uringcmd_report_zones,
 	.reset_wp		= fio_uringcmd_reset_wp,

@@ -13,8 +13,11 @@
 # type 1 and the type 3 namespace, and a read of them expecting another
 # application tag, which fails; pi_act (default 1, as fio's) having no
 # effect on a namespace without PI; fio's own examples/uring-cmd-pi-sb.fio
-# where the tree of the fio under test has it (3.41's); refusals of what
-# cannot work.
+# where the tree of the fio under test has it (3.41's); extended LBAs
+# (metadata in the data buffer): fio's examples/uring-cmd-pi-ext.fio (3.41's
+# tree) with PI computed and checked in place, pi_act=1 with data-only
+# buffers, write and verify without PI on a node Linux gives no capacity;
+# refusals of what cannot work.
 #
 #   fio_meta_pi.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO, TEST_FIO_EXAMPLES, TEST_LIB.
@@ -52,6 +55,26 @@ ns_with_format() { # FORMAT
 mdns=$(ns_with_format nop)
 pins=$(ns_with_format T10-DIF-TYPE1-CRC)
 pi3ns=$(ns_with_format T10-DIF-TYPE3-CRC)
+# Extended LBAs (metadata after each block's data, FLBAS bit 4) with PI
+# type PI (0: none), by Identify Namespace: Linux reports no integrity
+# format for them on PCIe, and no capacity without PI.
+ext_ns() { # PI
+	local ctrl d
+	ctrl=$(basename "$(readlink -f "/sys/block/${dev##*/}/device")")
+	for d in /sys/class/nvme/"$ctrl"/"$ctrl"n*; do
+		[ -b "/dev/${d##*/}" ] || continue
+		if nvme id-ns "/dev/${d##*/}" -o json 2>/dev/null | python3 -c '
+import json, sys
+ns = json.load(sys.stdin)
+ms = ns["lbafs"][ns["flbas"] & 15]["ms"]
+sys.exit(0 if ns["flbas"] & 16 and ms and ns["dps"] & 7 == int(sys.argv[1]) else 1)' "$1"; then
+			echo "/dev/${d##*/}"
+			return
+		fi
+	done
+}
+extns=$(ext_ns 0)
+extpins=$(ext_ns 1)
 [ -n "$mdns" ] || [ -n "$pins" ] ||
 	skip "no namespace with metadata on the controller of $dev (run-nvme.sh --ns ms=16 / ms=8,pi=1)"
 
@@ -167,6 +190,55 @@ if [ -n "$pi3ns" ]; then
 		--rw=read --md_per_io_size=8 --pi_act=0 --pi_chk=APPTAG --apptag=0x4321
 else
 	echo "# no PI type 3 namespace: its jobs not run"
+fi
+# Extended LBAs, as fio's io_uring_cmd takes them on ng: bs= and offsets
+# count each block's data and metadata (512 + 8), the file is nsze such
+# blocks, the metadata travels in the data buffer.
+if [ -n "$extpins" ]; then
+	# fio's own example (fio 3.41's tree): pi_act=0 writes whose PI the
+	# engine computes in place, block by block, checked by the controller
+	# (GUARD, APPTAG, REFTAG), then reads checked by both; 4160-byte I/Os
+	# of 8 blocks, 1024 of them (size=4160k: whole I/Os)
+	if fio_example uring-cmd-pi-ext.fio "$extpins" 4160k; then
+		run_job uring-cmd-pi-ext "$work/uring-cmd-pi-ext.fio" -- \
+			write:write:1024 read:read:1024
+	else
+		echo "# $(dirname "$fio")/examples has no uring-cmd-pi-ext.fio"
+		run_job pi-ext-write --ioengine=uringcmd --filename="$extpins" --name=pi-ext-write \
+			--rw=write --bs=4160 --size=4160k --iodepth=32 --pi_act=0 \
+			--pi_chk=GUARD,APPTAG,REFTAG --apptag=0x0888 -- pi-ext-write:write:1024
+	fi
+	run_job pi-ext-read --ioengine=uringcmd --filename="$extpins" --name=pi-ext-read \
+		--rw=randread --bs=4160 --size=4160k --iodepth=8 --pi_act=0 \
+		--pi_chk=GUARD,APPTAG,REFTAG --apptag=0x0888 -- pi-ext-read:read:1024
+	expect_error "extended LBA, application tag mismatch" \
+		"NVMe status 0x(4)?283 |application tag check failed" --filename="$extpins" \
+		--rw=read --bs=4160 --size=4160 --pi_act=0 --pi_chk=APPTAG --apptag=0x4321
+	# pi_act=1 with 8 bytes of PI: the controller inserts and strips it,
+	# the buffer holds data only (bs a multiple of 512), verify= allowed
+	run_job pi-ext-act --ioengine=uringcmd --filename="$extpins" --name=pi-ext-act \
+		--rw=randwrite --bs=4k --size=1M --iodepth=8 --pi_act=1 --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --verify_state_save=0 -- \
+		pi-ext-act:write:256 pi-ext-act:read:256
+	expect_error "extended LBA PI and verify=" "verify cannot be used when E2E" \
+		--filename="$extpins" --rw=write --bs=4160 --pi_act=0 --verify=crc32c
+else
+	echo "# no extended-LBA namespace with PI type 1: its jobs not run"
+fi
+if [ -n "$extns" ]; then
+	# 8 bytes of metadata without PI: Linux gives the block node no
+	# capacity; the engine sizes it from Identify Namespace
+	run_job ext-verify --ioengine=uringcmd --filename="$extns" --name=ext-verify \
+		--rw=randwrite --bs=4160 --size=4160k --iodepth=8 --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --verify_state_save=0 -- \
+		ext-verify:write:1024 ext-verify:read:1024
+	expect_error "extended LBA, a 4 KiB block size" \
+		"block sizes must be multiples of 520 \(LBA data size \+ metadata size" \
+		--filename="$extns" --rw=read --bs=4k
+	expect_error "extended LBA, a one-range trim" "rw=trim's discard counts data bytes only" \
+		--filename="$extns" --rw=trim --bs=4160
+else
+	echo "# no extended-LBA namespace without PI: its jobs not run"
 fi
 expect_error "pi_chk without PI" "pi_chk needs a namespace formatted with protection information" \
 	--filename="$dev" --rw=read --pi_chk=GUARD

@@ -27,7 +27,10 @@
  * Separate metadata (FLBAS bit 4 clear) travels in the metadata buffer
  * (metadata, metadata_len of struct nvme_uring_cmd); extended LBAs carry
  * it inside the data buffer, lbs + ms bytes a block, whose block node the
- * kernel gives no capacity but passthrough reaches all the same. Protection
+ * kernel gives no capacity but passthrough reaches all the same; unless
+ * the metadata is only the 8 bytes of PI, which the kernel has the
+ * controller insert and strip (PRACT): then the node has the data bytes
+ * (nvme_update_disk_info(), 6.1 and 6.12). Protection
  * information is neither generated nor checked here (PRINFO 0): it is
  * nvme_pi's.
  */
@@ -255,9 +258,15 @@ static void one_namespace(const struct t_nvme_fmt *f)
 		t_die("open %s or %s: %m", f->bdev, f->chr);
 	snprintf(path, sizeof(path), "/sys/block/%.64s/queue/io_poll", f->name);
 	have_poll = !t_read_u64(path, &io_poll) && io_poll;
-	if (f->ext && f->bdev_bytes)
+	if (f->ext && f->pi && f->ms == 8) {
+		if (f->bdev_bytes != f->nsze * f->lbs)
+			t_error("%s: extended LBAs of PI only, yet the block node has %llu bytes, not %llu",
+				f->name, (unsigned long long)f->bdev_bytes,
+				(unsigned long long)(f->nsze * f->lbs));
+	} else if (f->ext && f->bdev_bytes) {
 		t_error("%s: extended LBAs, yet the block node has %llu bytes",
 			f->name, (unsigned long long)f->bdev_bytes);
+	}
 
 	t_fill_pattern(data, dlen, 0x3000 + f->nsid);
 	t_fill_pattern(meta, mlen, 0x4000 + f->nsid);
