@@ -4,7 +4,8 @@
 # naming the cause, and an error status, within seconds: a char device, a
 # regular file, a block device that is not NVMe for NVMe commands, bad
 # options, an admin or query job bounded by neither number_ios, io_size nor
-# runtime, hipri with an admin command or a discard, an example job without UC_DEV, an
+# runtime, hipri with an admin command or a discard, fixedbufs with
+# num_range=, an example job without UC_DEV, an
 # NVMe status (decoded) from the controller.
 #
 #   fio_engine_errors.sh NVME_DEV NVME_CHAR [NVME_CTRL]
@@ -94,6 +95,11 @@ expect_error "hipri admin" "hipri polls I/O queues; cmd=get-log is an admin comm
 	--filename="$dev" --cmd=smart-log --bs=512 --hipri
 expect_error "hipri trim" "a discard cannot be polled" \
 	--filename="$dev" --rw=randtrim --hipri
+# num_range= (fio 3.37 on): its ranges are no data buffer to register
+if "$fio" --cmdhelp=num_range 2>&1 | grep -q "^ *num_range:"; then
+	expect_error "fixedbufs with num_range" "ranges of num_range=4 trims are not data" \
+		--filename="$dev" --rw=randtrim --num_range=4 --fixedbufs
+fi
 # The examples take their device from UC_DEV, which fio expands; unset, the
 # job is refused rather than run on some default device.
 examples=${TEST_FIO_EXAMPLES:-}

@@ -208,6 +208,12 @@ for i in range(16):
 	else
 		leave_out "DLFEAT $dlfeat: what a deallocated block reads as is not reported, the multi-range trim's data"
 	fi
+	# Dataset Management is NVMe passthrough, which a polled ring takes
+	if [ "$(cat /sys/module/nvme/parameters/poll_queues 2>/dev/null || echo 0)" -gt 0 ]; then
+		run_job trim-ranges-hipri - --ioengine=uringcmd --filename="$dev" \
+			--name=trim-ranges-hipri --rw=randtrim --bs=4k --size=4M --num_range=4 \
+			--iodepth=8 --hipri -- trim-ranges-hipri:trim:256:4194304
+	fi
 else
 	echo "# $(dirname "$fio")/examples has no uring-cmd-trim-multi-range.fio: fio $("$fio" --version) has no num_range="
 fi
