@@ -106,6 +106,8 @@ COMPARISONS = {
                         "ioengine=uringcmd on /dev/nvme0n2 ÷ ioengine=io_uring_cmd "
                         "on /dev/ng0n2 (fio runs alternated; CPU: fio's usr + sys "
                         "per I/O)"),
+    "fio-engines-qd32": ("other", "fio engines, QD 32",
+                         "the same, QD 32"),
     "admin-floor-identify-qd1": ("floor", "Identify over Get Features",
                                  "Identify ÷ Get Features, both uring_cmd on "
                                  "/dev/nvme0, QD 1"),

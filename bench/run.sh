@@ -245,7 +245,7 @@ done
 # IOPS and fio's own CPU time per I/O (usr + sys of the job); null-co, so
 # that the host's file backend does not set the pace. B: ioengine=uringcmd
 # on the block node; A: fio's io_uring_cmd on the char device (issue 28:
-# the CPU per I/O the two engines spend at QD 1). Each run ramps for 200 ms
+# the CPU per I/O the two engines spend, QD 1 and 32). Each run ramps for 200 ms
 # first (fio then resets its statistics, CPU time included): fio opens the
 # files inside the job, and uringcmd's open (Identify Namespace, and the
 # library's probe on a ring of its own) cost some 8 ms of CPU under TCG,
@@ -308,6 +308,7 @@ fio_pair() { # ID QD
 	EOF2
 }
 fio_pair fio-engines-qd1 1
+fio_pair fio-engines-qd32 32
 
 # Identify through fio's uringcmd engine, beside uc_bench's uring-bdev
 # Identify points: the same work (why fio's figures differ: bench/notes.md)
