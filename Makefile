@@ -157,7 +157,7 @@ help:
 	@echo '                     make check and the fio tests run with both'
 	@echo 'make fio-next        make fio FIO=$(FIO_NEXT), the second fio make check builds'
 	@echo 'make bench-progs     the benchmark programs (build/bench)'
-	@echo 'make bench           time every path in 3 boots, count instructions in 2: RESULTS.md (~22 min)'
+	@echo 'make bench           time every path in 3 boots, count instructions in 2: RESULTS.md (~23 min)'
 	@echo 'make fuzz N=.. SEED=..  uring_fuzz alone in a guest (DEBUG=1: on the debug kernel)'
 	@echo 'make checkpatch      checkpatch.pl --strict over every patch'
 	@echo 'make bisect          compile every commit of both series on its own'
