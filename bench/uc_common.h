@@ -53,8 +53,8 @@ static void json_str(const char *key, const char *v)
  * CPU is in while the file is read is added (now - idle_entrytime) when
  * its tick is stopped, which under NO_HZ_IDLE means idle. An idle CPU
  * whose tick still runs has an open period of at most one tick, which this
- * misses at either end alike. (uc_icount, on one CPU that is reading the
- * file and so never idle, has its own reader without that correction.)
+ * misses at either end alike. (uc_icount reads it on its one CPU while
+ * running, when no period is open and the correction adds nothing.)
  */
 struct uc_idle {
 	uint64_t now;		/* ns, CLOCK_MONOTONIC */

@@ -137,28 +137,11 @@ static uint64_t clock_ns(clockid_t id)
 /* idle + iowait of every CPU, ns (nohz accounting, as /proc/stat's) */
 static uint64_t idle_ns(void)
 {
-	static char line[512];
-	unsigned long long v, sum = 0;
-	FILE *f = fopen("/proc/timer_list", "r");
-	int seen = 0;
+	struct uc_idle s;
 
-	if (!f)
-		die("/proc/timer_list: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = line;
-
-		while (*p == ' ')
-			p++;
-		if (sscanf(p, ".idle_sleeptime : %llu nsecs", &v) == 1 ||
-		    sscanf(p, ".iowait_sleeptime: %llu nsecs", &v) == 1) {
-			sum += v;
-			seen++;
-		}
-	}
-	fclose(f);
-	if (!seen)
-		die("/proc/timer_list: no idle_sleeptime (a kernel without NO_HZ?)");
-	return sum;
+	/* read while this task runs on the one CPU: no idle period is open */
+	uc_idle_read(&s);
+	return s.idle;
 }
 
 /* /proc/stat's interrupts (intr: every kind) and context switches so far */
