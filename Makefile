@@ -122,6 +122,12 @@ DEPS_PACKAGES := $(RUN_PACKAGES) $(filter linux-source-%,$(PINNED_PKGS))
 else
 DEPS_PACKAGES := $(DEB_PACKAGES) $(PINNED_PKGS)
 endif
+# make qemu-fdp (and check-fdp) builds QEMU 10: its build system and glib,
+# and Debian's python venv and setuptools for meson (qemu/build-qemu.sh)
+QEMU_PACKAGES := libglib2.0-dev ninja-build pkg-config python3-venv python3-setuptools
+ifneq ($(filter qemu-fdp check-fdp,$(MAKECMDGOALS)),)
+DEPS_PACKAGES += $(QEMU_PACKAGES)
+endif
 
 .PHONY: help deps repin tree kernel run-kernel pair-kernel given-kernel headers tests fio bench-progs bench fuzz \
 	demo uc-nvme run test pair shell check check-device checkpatch bisect warnings mutants export-patches install uninstall \
@@ -141,6 +147,8 @@ help:
 	@echo '                     run, check, test, pair, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
 	@echo '                     every target that boots: KVM=1 runs the guest under KVM'
+	@echo 'make qemu-fdp        QEMU 10 from Debian 13'"'"'s source, x86_64 only, for NVMe'
+	@echo '                     Flexible Data Placement (build/qemu-10; 6 min once)'
 	@echo 'make check-device DEV=/dev/nvmeXnY  the tests on this machine'"'"'s kernel and that'
 	@echo '                     namespace, destroying its data (CONFIRM=destroy-nvmeXnY)'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
@@ -331,6 +339,13 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
 		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) \
 		tests/run.sh $(BUILD)/tests /run/results/tests
+
+# QEMU 10 (Debian 13's source, kernel/PINNED's source:qemu line), for the
+# FDP namespace Debian 12's QEMU 7.2 cannot emulate; not part of make check
+# (CI's time): qemu/build-qemu.sh.
+.PHONY: qemu-fdp
+qemu-fdp: deps
+	@qemu/build-qemu.sh $(BUILD)/qemu-10
 
 # Two guests joined by two private links (qemu/run-pair.sh): nvmet-tcp in
 # one, exporting its NVMe drive; the other connects over both links and

@@ -4,7 +4,9 @@
 # An upstream source tarball from Debian's archive, as kernel/PINNED pins
 # it on a "source:NAME VERSION SHA256 PATH" line (PATH under the archive's
 # root, its pool), extracted for a build: for what Debian 12 does not ship,
-# fio 3.41 and liburing 2.9 (issue 28).
+# fio 3.41 and liburing 2.9 (issue 28), QEMU 10 (qemu/build-qemu.sh). A
+# PATH ending in .deb is a binary package, unpacked (dpkg-deb -x) instead:
+# meson 1.7, whose orig tarball this project's mirror does not serve.
 #
 #   kernel/source.sh NAME VERSION OUTDIR
 #   kernel/source.sh --pinned NAME
@@ -12,8 +14,9 @@
 # --pinned prints the version of NAME's source: line (the last, were there
 # several): the one place the second fio's version is written, which the
 # Makefile (FIO_NEXT) and the tests read from here.
-# OUTDIR receives the tarball and src/, its tree (top folder stripped),
-# once: a tree already extracted (src/.uringcmd-extracted) is left alone.
+# OUTDIR receives the tarball and src/, its tree (top folder stripped; a
+# .deb's as it is), once: a tree already extracted
+# (src/.uringcmd-extracted) is left alone.
 # apt-helper, apt's own (on every Debian), fetches it and checks the
 # sha256, leaving nothing behind on a mismatch; no other source is used.
 # UC_DEBIAN_ARCHIVE: another Debian mirror. Quiet on success; exits 1 with
@@ -52,5 +55,8 @@ if ! [ -f "$tarball" ] || ! echo "$sum  $tarball" | sha256sum -c --status; then
 fi
 rm -rf "$src"
 mkdir -p "$src"
-tar -xf "$tarball" -C "$src" --strip-components=1 || die "extracting $tarball failed"
+case $tarball in
+*.deb) dpkg-deb -x "$tarball" "$src" || die "unpacking $tarball failed" ;;
+*) tar -xf "$tarball" -C "$src" --strip-components=1 || die "extracting $tarball failed" ;;
+esac
 touch "$src/.uringcmd-extracted"
