@@ -87,6 +87,16 @@ endif
 ifeq ($(KVM),1)
 export UC_KVM := 1
 endif
+# QEMU=path/to/qemu-system-x86_64: every guest of every target under that
+# QEMU instead of Debian 12's 7.2 in PATH (qemu/run-nvme.sh honours
+# UC_QEMU); make qemu-fdp builds QEMU 10 into build/qemu-10 (QEMU_FDP).
+# FDP=1 (make test, shell): one more controller whose namespace has
+# Flexible Data Placement (run-nvme.sh --fdp), for a QEMU of 8.0 or newer;
+# make check-fdp is make test with both, the FDP tests required.
+QEMU_FDP  := $(BUILD)/qemu-10/bin/qemu-system-x86_64
+ifneq ($(QEMU),)
+export UC_QEMU := $(abspath $(QEMU))
+endif
 HEADERS   := $(BUILD)/headers
 RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 
@@ -94,7 +104,8 @@ RUN_NVME  := qemu/run-nvme.sh -k $(BZIMAGE)
 # by make test and make shell: two namespaces, then one of each format in
 # qemu/check-formats, and a poll queue.
 FORMATS    := $(shell sed -n '/^[a-z]/p' qemu/check-formats)
-GUEST_NVME := -n 2 $(foreach f,$(FORMATS),--ns $(f)) --qmp-agent --append nvme.poll_queues=1
+GUEST_NVME := -n 2 $(foreach f,$(FORMATS),--ns $(f)) --qmp-agent --append nvme.poll_queues=1 \
+	$(if $(filter 1,$(FDP)),--fdp)
 GUEST_NS   := $(words 1 1 $(FORMATS))
 
 # kernel/PINNED's packages are installed at the pinned version, the rest at
@@ -147,6 +158,8 @@ help:
 	@echo '                     run, check, test, pair, shell: KERNEL=path/bzImage boots that'
 	@echo '                     kernel instead of building one; DEBUG=1 the debug kernel'
 	@echo '                     every target that boots: KVM=1 runs the guest under KVM'
+	@echo '                     every target that boots: QEMU=path runs that QEMU;'
+	@echo '                     test, shell: FDP=1 adds an FDP namespace (QEMU 8.0 on)'
 	@echo 'make qemu-fdp        QEMU 10 from Debian 13'"'"'s source, x86_64 only, for NVMe'
 	@echo '                     Flexible Data Placement (build/qemu-10; 6 min once)'
 	@echo 'make check-device DEV=/dev/nvmeXnY  the tests on this machine'"'"'s kernel and that'

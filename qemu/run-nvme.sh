@@ -47,6 +47,20 @@ in /proc/config.gz in the guest.
                         --size). Repeatable; its image is made anew each
                         boot. Example:
                         --ns ms=8,pi=1 --ns zoned=on,zoned.zone_size=8M
+      --fdp             one more NVMe controller, after the others (nvme1 in
+                        the guest, its namespace /dev/nvme1n1), in an
+                        nvme-subsys of its own with Flexible Data Placement:
+                        8 reclaim unit handles, one reclaim group, 64 GiB
+                        reclaim units (none fills up in a test), and one
+                        namespace of --size MB that writes through all 8
+                        (fdp.ruhs=0-7; placement identifiers 0 to 7). Needs
+                        QEMU 8.0 or newer (--qemu): Debian 12's 7.2 has no
+                        FDP
+      --qemu PATH       the qemu-system-x86_64 to run (default: the one in
+                        PATH, Debian 12's QEMU 7.2; UC_QEMU in the
+                        environment, as make's QEMU= sets it, does the
+                        same); make qemu-fdp builds QEMU 10 into
+                        build/qemu-10/bin/
       --subsys          two controllers in one nvme-subsys sharing namespace 1
                         (multipath: its block node is the head node, the
                         paths are nvmeXcYn1; other namespaces are private)
@@ -103,7 +117,9 @@ USAGE
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/linux/obj/arch/x86/boot/bzImage
 namespaces=1 size=256 null=0 fmt_ns=() subsys=0 mdts='' queues='' qmp='' qmp_agent=0 timeout=''
-images=$top/build/nvme pidfile='' links=() null_latency=0
+images=$top/build/nvme pidfile='' links=() null_latency=0 fdp=0
+# make's QEMU=path (UC_QEMU in the environment of every recipe): as --qemu
+qemu=${UC_QEMU:-qemu-system-x86_64}
 any_config=0 needs=()
 accel=tcg mem=2048 cpus=2 results='' icount=0 append=
 # make's KVM=1 (UC_KVM=1 in the environment of every recipe): as --kvm
@@ -124,6 +140,8 @@ while [ $# -gt 0 ]; do
 	--null-last) null=last ;;
 	--null-latency) null_latency=$2; shift ;;
 	--subsys) subsys=1 ;;
+	--fdp) fdp=1 ;;
+	--qemu) qemu=$2; shift ;;
 	--mdts) mdts=$2; shift ;;
 	--queues) queues=$2; shift ;;
 	--qmp) qmp=$2; shift ;;
@@ -160,8 +178,15 @@ needs_names=$(for f in "${needs[@]}"; do printf '%s\n' "${f#"$top/"}"; done | se
 [ ${#needs[@]} = 1 ] && needs_names+=' needs' || needs_names+=' need'
 
 check_setup() {
-	command -v qemu-system-x86_64 >/dev/null ||
-		die "qemu-system-x86_64 not found (run 'make deps')"
+	command -v "$qemu" >/dev/null ||
+		die "$qemu not found (run 'make deps'; QEMU 10: 'make qemu-fdp')"
+	if [ "$fdp" = 1 ]; then
+		local v
+		v=$("$qemu" --version | sed -n '1s/.* version \([0-9.]*\).*/\1/p')
+		if [ "${v%%.*}" -lt 8 ] 2>/dev/null || [ -z "$v" ]; then
+			die "--fdp: $qemu is QEMU ${v:-of no version it says}, and NVMe Flexible Data Placement came with QEMU 8.0: 'make qemu-fdp' builds QEMU 10, then --qemu build/qemu-10/bin/qemu-system-x86_64"
+		fi
+	fi
 	[ -r "$kernel" ] || die "no kernel at $kernel (run 'make kernel')"
 	local frag
 	for frag in "${needs[@]}"; do
@@ -328,6 +353,23 @@ nvme_args() {
 	done
 }
 
+# --fdp: a controller of its own (so that the others' device names and
+# namespaces stay as they are), in a subsystem with FDP enabled
+# (hw/nvme/subsys.c's fdp.* properties), and one namespace with
+# placement handles 0 to 7 on reclaim unit handles 0 to 7 (hw/nvme/ns.c's
+# fdp.ruhs). Its image is made anew each boot.
+fdp_args() {
+	local img=$images/fdp.img
+	mkdir -p "$images"
+	rm -f "$img"
+	truncate -s "${size}M" "$img"
+	qargs+=(-device nvme-subsys,id=fdpsubsys,nqn=uringcmd-fdp,fdp=on,fdp.runs=64G,fdp.nrg=1,fdp.nruh=8)
+	qargs+=(-device "nvme,id=nvmefdp,serial=uringcmdfdp,subsys=fdpsubsys")
+	qargs+=(-blockdev "driver=file,node-name=fdp-file,filename=$img,cache.direct=off,discard=unmap")
+	qargs+=(-blockdev "driver=raw,node-name=fdp,file=fdp-file,discard=unmap")
+	qargs+=(-device "nvme-ns,id=nvmefdp-ns1,drive=fdp,nsid=1,bus=nvmefdp,fdp.ruhs=0-7")
+}
+
 # --udp-link: one virtio-net NIC each, its MAC made of its local port (the
 # two ends of a link differ) and its number
 link_args() {
@@ -408,6 +450,7 @@ share root / ro
 share checkout "$top" ro
 share results "$results"
 [ "$namespaces" = 0 ] || nvme_args
+[ "$fdp" = 0 ] || fdp_args
 link_args
 [ -z "$pidfile" ] || qargs+=(-pidfile "$pidfile")
 qargs+=(-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000 ro init=$top/qemu/guest-init.sh panic=-1 loglevel=4 uringcmd.top=$top $append")
@@ -442,14 +485,14 @@ if [ "$interactive" = 1 ]; then
 		"$kernel" >&2
 	# QEMU puts this terminal in raw mode (signal=off: Ctrl-C goes to the
 	# guest); --foreground keeps it in the terminal's foreground group.
-	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" || status=$?
+	timeout --foreground -k 10 "$timeout" "$qemu" "${qargs[@]}" || status=$?
 	stty sane 2>/dev/null || true
 else
 	boot_t0=$(date +%s)
 	printf '==> boot: %s under QEMU %s, console in %s\n' "${kernel##*/}" \
 		"$([ "$accel" = kvm ] && echo KVM || echo "TCG$([ "$icount" = 0 ] || echo " with icount$([ "$icount" != sleep ] || echo ' (sleep=on)'), one vCPU") (a minute to boot, more on a debug kernel)")" \
 		"$results/console.log" >&2
-	timeout -k 10 "$timeout" qemu-system-x86_64 "${qargs[@]}" </dev/null &
+	timeout -k 10 "$timeout" "$qemu" "${qargs[@]}" </dev/null &
 	qemu_pid=$!
 	[ "$accel" != kvm ] || kvm_watch "$qemu_pid"
 	wait "$qemu_pid" || status=$?
