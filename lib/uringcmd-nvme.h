@@ -304,6 +304,66 @@ static inline void uringcmd_nvme_zone_mgmt(struct nvme_uring_cmd *c, __u32 nsid,
 }
 
 /**
+ * uringcmd_nvme_ruh_status() - I/O Management Receive (I/O): Reclaim Unit Handle Status
+ * @c: the command to fill
+ * @nsid: a namespace of an endurance group with Flexible Data Placement
+ * @buf: @len bytes: a struct nvme_fdp_ruh_status (16 bytes), then its
+ *	descriptors (struct nvme_fdp_ruh_status_desc, 32 bytes each)
+ * @len: a multiple of 4; 16 bytes for the count alone
+ *
+ * Management Operation 1 (NVME_IO_MGMT_RECV_RUH_STATUS, libnvme 1.3):
+ * one descriptor for each placement handle the namespace may write
+ * through, with its Placement Identifier (pid: what a write's DSPEC
+ * names), the Reclaim Unit Handle it maps to (ruhid) and that handle's
+ * Reclaim Unit Available Media Writes (ruamw, in logical blocks), which
+ * falls by each block written through it. nruhsd counts every
+ * descriptor, whether @len holds them all or not. Multi-byte fields are
+ * little-endian (libnvme 1.3 declares them __u16, __u32, __u64).
+ * fio's io_uring_cmd asks this for fdp=1 (its fdp_fetch_ruhs hook).
+ * A namespace without FDP completes it with an NVMe status: Invalid
+ * Opcode where the controller lacks the command (QEMU 7.2), FDP Disabled
+ * or Invalid Field in Command (QEMU 10, in and outside an nvme-subsys).
+ */
+static inline void uringcmd_nvme_ruh_status(struct nvme_uring_cmd *c, __u32 nsid,
+					    void *buf, __u32 len)
+{
+	uringcmd_nvme_cmd(c, nvme_cmd_io_mgmt_recv, nsid, buf, len,
+			  NVME_IO_MGMT_RECV_RUH_STATUS, (len >> 2) - 1);
+}
+
+/*
+ * The Flexible Data Placement directive type (NVMe TP 4146): libnvme 1.3
+ * names only Streams' (NVME_DIRECTIVE_DTYPE_STREAMS, 1), and no libnvme
+ * release this project knows of names FDP's.
+ */
+#define URINGCMD_NVME_DTYPE_FDP	2
+
+/**
+ * uringcmd_nvme_set_placement() - a data placement directive on a write
+ * @c: a built Write or Write Zeroes
+ * @dtype: the directive type: URINGCMD_NVME_DTYPE_FDP,
+ *	NVME_DIRECTIVE_DTYPE_STREAMS, or 0 for none
+ * @dspec: the directive's specific value: for FDP the placement handle,
+ *	a Placement Identifier as uringcmd_nvme_ruh_status() lists them
+ *	(its reclaim group in the high bits); for Streams the stream id
+ *
+ * DTYPE in cdw12 bits 23:20 (libnvme's NVME_IO_DTYPE_STREAMS is its
+ * lowest bit in the control field, cdw12 bits 31:16), DSPEC in cdw13 bits
+ * 31:16, as fio's io_uring_cmd sends them for fdp=1 and
+ * dataplacement=; the other bits of both dwords are kept. A controller
+ * without the directive enabled fails the write (Invalid Field in
+ * Command), or, for FDP, one given a placement handle the namespace does
+ * not have (Invalid Placement Handle).
+ */
+static inline void uringcmd_nvme_set_placement(struct nvme_uring_cmd *c,
+					       __u8 dtype, __u16 dspec)
+{
+	c->cdw12 = (c->cdw12 & ~((__u32)0xf * NVME_IO_DTYPE_STREAMS << 16)) |
+		   (__u32)(dtype & 0xf) * NVME_IO_DTYPE_STREAMS << 16;
+	c->cdw13 = (c->cdw13 & 0xffff) | (__u32)dspec << 16;
+}
+
+/**
  * uringcmd_nvme_set_metadata() - a separate metadata buffer for @c
  * @c: a built command
  * @md: the buffer
