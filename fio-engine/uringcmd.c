@@ -79,6 +79,20 @@
 #else
 #define UC_MULTI_RANGE_TRIM	0
 #endif
+/*
+ * Data placement (fio 3.34 on: fdp=1, then dataplacement=fdp|streams in
+ * 3.36): fio picks a placement identifier for every write into
+ * io_u->dtype and io_u->dspec, after asking the engine for the
+ * namespace's identifiers (fdp_fetch_ruhs). FDP_DIR_DTYPE is in fdp.h
+ * (3.34, 3.35) and dataplacement.h (3.36 on), which fio.h includes.
+ * Without it (fio 3.33) the engine has options of those names only to
+ * refuse them in one line (fio would say "Bad option").
+ */
+#ifdef FDP_DIR_DTYPE
+#define UC_FDP	1
+#else
+#define UC_FDP	0
+#endif
 /* The version of the fio tree built against: fio's Makefile defines it. */
 #ifdef FIO_VERSION
 #define UC_FIO_VERSION	FIO_VERSION
@@ -140,6 +154,14 @@ struct uc_options {
 	unsigned int writefua;
 	unsigned int write_mode;
 	unsigned int deac;
+#if !UC_FDP
+	/* fio 3.34's data placement options, which fio 3.33 lacks: refused */
+	unsigned int fdp;
+	char *dataplacement;
+	char *plids;
+	char *plid_select;
+	char *dp_scheme;
+#endif
 };
 
 /* What an opened file answers through the synchronous ioctls. */
@@ -634,30 +656,126 @@ static int fio_uringcmd_get_file_size(struct thread_data *td, struct fio_file *f
 	return ret ? generic_get_file_size(td, f) : 0;
 }
 
+/* ---- data placement: fdp=1, dataplacement= ------------------------------ */
+
+#if UC_FDP
 /*
- * fdp=1 and dataplacement= (fio 3.36 on, dataplacement.h): not
- * implemented. QEMU 7.2's nvme, Debian 12's, emulates no FDP (QEMU 8.0
- * added it), so nothing here could test it. Refused in the setup hook:
- * fio asks the engine for the reclaim unit handles while it sets the
- * files up, before the engine's init, and would only say that the engine
- * "lacks fetch ruhs". An engine with a setup hook sizes the files itself,
- * as fio's get_file_sizes() does (a block node that is not there fails
- * here, not only at open).
+ * fdp=1 (dataplacement=fdp): fio asks for the namespace's placement
+ * identifiers while it sets the files up, before the engine's init and
+ * before the file is open, twice: how many (fruhs->nr_ruhs 0), then that
+ * many. Reclaim Unit Handle Status (I/O Management Receive) through
+ * io_uring on the block node, on a ring of its own (the job's is not
+ * there yet), where fio's io_uring_cmd sends it through the ng node's
+ * ioctl. fio then puts one identifier of them (fdp_pli=, fdp_pli_select=)
+ * in every write's io_u->dspec, which uc_prep_io() sends. With
+ * dataplacement=streams fio takes plids= as they are and never asks.
+ *
+ * Returns 0 or -errno with errno set, as fio's dp_init() reads it.
+ */
+static int fio_uringcmd_fetch_ruhs(struct thread_data *td, struct fio_file *f,
+				   struct fio_ruhs_info *fruhs)
+{
+	__u32 i, nr, len = sizeof(struct nvme_fdp_ruh_status) +
+		fruhs->nr_ruhs * sizeof(struct nvme_fdp_ruh_status_desc);
+	struct nvme_fdp_ruh_status *st = NULL;
+	struct nvme_uring_cmd c;
+	struct io_uring ring;
+	char why[160];
+	int fd, nsid, ret;
+
+	fd = open(f->file_name, O_RDONLY);
+	if (fd < 0) {
+		ret = -errno;
+		uc_log(td, "%s: open: %s", f->file_name, strerror(-ret));
+		goto out;
+	}
+	nsid = ioctl(fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		uc_log(td, "%s: fdp=1: not an NVMe namespace block node", f->file_name);
+		ret = -ENOTTY;
+		goto out;
+	}
+	ret = posix_memalign((void **)&st, 4096, len) ? -ENOMEM : 0;
+	if (!ret)
+		ret = uringcmd_nvme_queue_init(1, &ring, 0);
+	if (ret) {
+		uc_log(td, "%s: fdp=1: %s", f->file_name, strerror(-ret));
+		goto out;
+	}
+	memset(st, 0, len);
+	uringcmd_nvme_ruh_status(&c, (__u32)nsid, st, len);
+	uringcmd_prep_nvme(io_uring_get_sqe(&ring), fd, NVME_URING_CMD_IO, &c);
+	ret = uringcmd_probe_wait(&ring);
+	io_uring_queue_exit(&ring);
+	if (ret) {
+		uc_res_str(ret, why, sizeof(why));
+		uc_log(td, "%s: fdp=1: Reclaim Unit Handle Status (I/O Management "
+		       "Receive): %s%s", f->file_name, why, ret > 0 ?
+		       ": the namespace has no Flexible Data Placement" : "");
+		ret = ret > 0 ? -EOPNOTSUPP : ret;
+		goto out;
+	}
+	nr = le16toh(st->nruhsd);
+	for (i = 0; i < fruhs->nr_ruhs && i < nr; i++)
+		fruhs->plis[i] = le16toh(st->ruhss[i].pid);
+	fruhs->nr_ruhs = nr;
+out:
+	free(st);
+	if (fd >= 0)
+		close(fd);
+	errno = -ret;
+	return ret;
+}
+#endif
+
+/*
+ * Data placement tags writes of NVMe I/O (cmd=io) only. On fio 3.33,
+ * which has none of it, the options of fio 3.34's names are the engine's
+ * and refused here in one line (fio alone would say "Bad option").
+ */
+static int uc_check_placement(struct thread_data *td)
+{
+	struct uc_options *o = td->eo;
+
+#if UC_FDP
+#ifdef FIO_MAX_DP_IDS
+	bool placing = td->o.dp_type != FIO_DP_NONE;
+#else
+	bool placing = td->o.fdp;	/* fio 3.34 and 3.35: fdp=1 only */
+#endif
+
+	if (placing && o->cmd != UC_CMD_IO) {
+		log_err("fio: uringcmd: fdp=1 and dataplacement= place NVMe writes: "
+			"cmd=io only, not cmd=%s\n", uc_cmd_name(o->cmd));
+		return 1;
+	}
+#else
+	if (o->fdp || o->dataplacement || o->plids || o->plid_select || o->dp_scheme) {
+		log_err("fio: uringcmd: fdp=, dataplacement=, fdp_pli=/plids=, "
+			"fdp_pli_select=/plid_select= and dp_scheme= are fio 3.34's "
+			"data placement, which %s lacks: build fio 3.41 with the "
+			"engine (make fio-next)\n", UC_FIO_VERSION);
+		return 1;
+	}
+#endif
+	return 0;
+}
+
+/*
+ * The setup hook runs before fio's own file setup, which asks for the
+ * placement identifiers (fdp=1): so that a job fdp cannot apply to is
+ * refused first. An engine with a setup hook sizes the files itself, as
+ * fio's get_file_sizes() does (a block node that is not there fails here,
+ * not only at open).
  */
 static int fio_uringcmd_setup(struct thread_data *td)
 {
 	struct fio_file *f;
 	unsigned int i;
 
-#ifdef FIO_MAX_DP_IDS
-	if (td->o.dp_type != FIO_DP_NONE) {
-		log_err("fio: uringcmd: fdp=1 and dataplacement= are not implemented "
-			"by this engine (no reclaim unit handle status, no placement "
-			"directives on writes): use ioengine=io_uring_cmd on the ng "
-			"node\n");
+	uc_normalize(td->eo);
+	if (uc_check_placement(td))
 		return 1;
-	}
-#endif
 	for_each_file(td, f, i) {
 		if (fio_uringcmd_get_file_size(td, f)) {
 			log_err("%s\n", td->verror);
@@ -1093,6 +1211,22 @@ static void uc_prep_dsm(struct thread_data *td, struct io_u *io_u,
 #endif
 }
 
+/*
+ * fdp=1 or dataplacement=: the directive fio chose for this write (0, 0
+ * for none), as fio's io_uring_cmd sends it on Write and Write Zeroes. Not
+ * on Write Uncorrectable, whose cdw12 bits 31:16 are reserved.
+ */
+static void uc_placement(const struct io_u *io_u, struct nvme_uring_cmd *c)
+{
+#if UC_FDP
+	if (io_u->dtype)
+		uringcmd_nvme_set_placement(c, (__u8)io_u->dtype, (__u16)io_u->dspec);
+#else
+	(void)io_u;
+	(void)c;
+#endif
+}
+
 /* An NVMe Read/Write/Flush (or a discard for rw=trim) for @io_u. */
 static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		       struct io_uring_sqe *sqe)
@@ -1135,6 +1269,7 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 			uringcmd_nvme_rw(&c, nvme_cmd_write_zeroes, uf->nsid, NULL, 0,
 					 slba, nlb);
 			c.cdw12 |= control << 16;
+			uc_placement(io_u, &c);
 			uringcmd_prep_nvme(sqe, fd, NVME_URING_CMD_IO, &c);
 			return;
 		}
@@ -1186,6 +1321,8 @@ static void uc_prep_io(struct thread_data *td, struct io_u *io_u,
 		}
 	}
 	c.cdw12 |= control << 16;
+	if (io_u->ddir == DDIR_WRITE)
+		uc_placement(io_u, &c);
 	if (o->fixedbufs)
 		uringcmd_prep_nvme_fixed(sqe, fd, NVME_URING_CMD_IO, &c, io_u->index);
 	else
@@ -2169,6 +2306,58 @@ static struct fio_option options[] = {
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_IOURING,
 	},
+#if !UC_FDP
+	/* fio 3.34's names, taken here only to refuse them (fio_uringcmd_setup) */
+	{
+		.name	= "fdp",
+		.lname	= "Flexible data placement (fio 3.34 on)",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct uc_options, fdp),
+		.def	= "0",
+		.help	= "Refused: data placement needs fio 3.34 or newer",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "dataplacement",
+		.alias	= "data_placement",
+		.lname	= "Data Placement interface (fio 3.36 on)",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct uc_options, dataplacement),
+		.help	= "Refused: data placement needs fio 3.34 or newer",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "plids",
+		.alias	= "fdp_pli",
+		.lname	= "Data Placement ID indices (fio 3.34 on)",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct uc_options, plids),
+		.help	= "Refused: data placement needs fio 3.34 or newer",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "plid_select",
+		.alias	= "fdp_pli_select",
+		.lname	= "Data Placement ID selection (fio 3.34 on)",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct uc_options, plid_select),
+		.help	= "Refused: data placement needs fio 3.34 or newer",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+	{
+		.name	= "dp_scheme",
+		.lname	= "Data Placement Scheme (fio 3.38 on)",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct uc_options, dp_scheme),
+		.help	= "Refused: data placement needs fio 3.34 or newer",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_IOURING,
+	},
+#endif
 	{
 		.name	= NULL,
 	},
@@ -2200,6 +2389,9 @@ static struct ioengine_ops ioengine = {
 	.report_zones		= fio_uringcmd_report_zones,
 	.reset_wp		= fio_uringcmd_reset_wp,
 	.get_max_open_zones	= fio_uringcmd_get_max_open_zones,
+#if UC_FDP
+	.fdp_fetch_ruhs		= fio_uringcmd_fetch_ruhs,
+#endif
 	.options		= options,
 	.option_struct_size	= sizeof(struct uc_options),
 };

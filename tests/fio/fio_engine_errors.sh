@@ -5,7 +5,8 @@
 # regular file, a block device that is not NVMe for NVMe commands, bad
 # options, an admin or query job bounded by neither number_ios, io_size nor
 # runtime, hipri with an admin command or a discard, fixedbufs with
-# num_range=, an example job without UC_DEV, an
+# num_range=, data placement with an admin command or on fio 3.33 (whose
+# fio has none), an example job without UC_DEV, an
 # NVMe status (decoded) from the controller.
 #
 #   fio_engine_errors.sh NVME_DEV NVME_CHAR [NVME_CTRL]
@@ -99,6 +100,23 @@ expect_error "hipri trim" "a discard cannot be polled" \
 if "$fio" --cmdhelp=num_range 2>&1 | grep -q "^ *num_range:"; then
 	expect_error "fixedbufs with num_range" "ranges of num_range=4 trims are not data" \
 		--filename="$dev" --rw=randtrim --num_range=4 --fixedbufs
+fi
+# Data placement (fdp=1, dataplacement=, fdp_pli=; fio 3.34 on) tags NVMe
+# writes: refused with admin commands. fio 3.33 has none of it, and its
+# names are the engine's there only to be refused in one line (fio alone:
+# "Bad option"). The FDP runs themselves are in fio_example_jobs.
+if "$fio" --cmdhelp=fdp 2>&1 | grep -q "^ *fdp:"; then
+	expect_error "fdp with an admin command" \
+		"^fio: uringcmd: fdp=1 and dataplacement= place NVMe writes: cmd=io only, not cmd=identify-ctrl$" \
+		--filename="$dev" --cmd=identify-ctrl --fdp=1
+else
+	for opt in --fdp=1 --dataplacement=fdp --fdp_pli=0,1 --plid_select=random; do
+		expect_error "$opt on $("$fio" --version)" \
+			"^fio: uringcmd: fdp=, dataplacement=, .* are fio 3.34's data placement, which $("$fio" --version) lacks: build fio 3.41 with the engine \(make fio-next\)$" \
+			--filename="$dev" --rw=write "$opt"
+		[ "$(grep -c '^fio: uringcmd:' "$work/$n.out")" = 1 ] ||
+			fail "$opt on $("$fio" --version): not one line: $(grep '^fio' "$work/$n.out" | tr '\n' ' ')"
+	done
 fi
 # The examples take their device from UC_DEV, which fio expands; unset, the
 # job is refused rather than run on some default device.
