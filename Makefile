@@ -162,6 +162,8 @@ help:
 	@echo '                     test, shell: FDP=1 adds an FDP namespace (QEMU 8.0 on)'
 	@echo 'make qemu-fdp        QEMU 10 from Debian 13'"'"'s source, x86_64 only, for NVMe'
 	@echo '                     Flexible Data Placement (build/qemu-10; 6 min once)'
+	@echo "make check-fdp       make qemu-fdp, then fio's uring-cmd-fdp.fio on an FDP"
+	@echo "                     namespace under QEMU 10 (T='...' other tests; not in check)"
 	@echo 'make check-device DEV=/dev/nvmeXnY  the tests on this machine'"'"'s kernel and that'
 	@echo '                     namespace, destroying its data (CONFIRM=destroy-nvmeXnY)'
 	@echo 'make deps            install what the rest needs (apt-get; idempotent)'
@@ -350,7 +352,7 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 		env TEST_ONLY='$(T)' TEST_TIMEOUT=$(TEST_TIMEOUT) TEST_CQE_TIMEOUT_MS=$$(( $(TEST_TIMEOUT) * 250 )) \
 		TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(or $(SEED),$(FUZZ_SEED)) \
 		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
-		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) \
+		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) $(if $(filter 1,$(FDP)),TEST_FDP=1) \
 		tests/run.sh $(BUILD)/tests /run/results/tests
 
 # QEMU 10 (Debian 13's source, kernel/PINNED's source:qemu line), for the
@@ -359,6 +361,13 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 .PHONY: qemu-fdp
 qemu-fdp: deps
 	@qemu/build-qemu.sh $(BUILD)/qemu-10
+
+# make test under QEMU 10 with the FDP namespace (FDP=1), the FDP tests
+# required (TEST_FDP=1): fio_example_jobs runs fio's uring-cmd-fdp.fio
+# there with both fios, and by default only that test.
+.PHONY: check-fdp
+check-fdp: qemu-fdp
+	@$(MAKE) -s test QEMU=$(QEMU_FDP) FDP=1 T='$(or $(T),fio_example_jobs)'
 
 # Two guests joined by two private links (qemu/run-pair.sh): nvmet-tcp in
 # one, exporting its NVMe drive; the other connects over both links and

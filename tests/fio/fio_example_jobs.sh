@@ -10,13 +10,18 @@
 # modes (hipri, sqthread_poll, IO_VEC, fixedbufs, registerfiles); fio's
 # own uring-cmd-ng.fio and uring-cmd-trim-multi-range.fio (num_range=,
 # fio 3.37 on), whose trimmed ranges must then read as deallocated, and
-# uring-cmd-fdp.fio, refused (no FDP in QEMU 7.2 nor here). Each
+# uring-cmd-fdp.fio (fio 3.34 on) on a namespace with Flexible Data
+# Placement, whose writes must land on the placement handles fio chose,
+# with this engine and with fio's io_uring_cmd (without one, QEMU 7.2's
+# case, the job stops with the engine's line saying so). Each
 # example takes filename=${UC_DEV} and, if it writes or discards, says so
 # in its first line.
 #
 #   fio_example_jobs.sh NVME_DEV [NVME_CHAR NVME_CTRL]
 # Environment: TEST_FIO (fio with uringcmd built in), TEST_FIO_EXAMPLES,
-# TEST_LIB (tests/lib, for fio_check.py), TEST_NULLB_DEV, TEST_STRICT.
+# TEST_LIB (tests/lib, for fio_check.py), TEST_NULLB_DEV, TEST_STRICT;
+# TEST_FDP_DEV (the FDP namespace; default: found), TEST_FDP=1 (fail
+# without one), FDP_RUNTIME (seconds of each FDP run, default 20).
 # A part whose precondition is missing (null_blk, a poll queue, Debian's
 # fio with the engine built for it) is not run: the test then SKIPs naming
 # it, and under TEST_STRICT=1 (make check, whose guest has them all) fails.
@@ -218,19 +223,91 @@ else
 	echo "# $(dirname "$fio")/examples has no uring-cmd-trim-multi-range.fio: fio $("$fio" --version) has no num_range="
 fi
 
-# fio's uring-cmd-fdp.fio (fio 3.34 on) is not run as a job: QEMU 7.2's
-# nvme (Debian 12's) emulates no flexible data placement (QEMU 8.0 added
-# it), and the engine does not implement it. What is checked: the example
-# stops at once with the engine's line saying so, not fio's "lacks fetch
-# ruhs"; the skip is said, with its reason.
-if fio_example uring-cmd-fdp.fio "$dev" 30%; then
-	rc=0
-	timeout -k 5 60 "$fio" "$work/uring-cmd-fdp.fio" >"$work/fdp.out" 2>&1 || rc=$?
-	if [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
-		! grep -q '^fio: uringcmd: fdp=1 and dataplacement= are not implemented' "$work/fdp.out"; then
-		fail "uring-cmd-fdp.fio: not the engine's refusal of fdp=1 (fio exited $rc): $(grep -m 2 'fdp\|ruh\|error' "$work/fdp.out" | tr '\n' ' ')"
+# fio's uring-cmd-fdp.fio (fio 3.34 on): Flexible Data Placement, on a
+# namespace that has it (TEST_FDP_DEV, else the first that answers nvme-cli's
+# Reclaim Unit Handle Status): make check-fdp's, under QEMU 10 (run-nvme.sh
+# --fdp); Debian 12's QEMU 7.2 emulates none (8.0 added it). There the job
+# runs unchanged but for the engine, the device and (FDP_RUNTIME) the
+# runtime, with this engine on the block node and with fio's io_uring_cmd
+# on the ng node; after each, every placement handle's Reclaim Unit
+# Available Media Writes must have dropped by exactly what fio sent through
+# it (tests/lib/fio_fdp_check.py). Without such a namespace: the example
+# on $dev must stop with the engine's line saying the namespace has no FDP,
+# and the skip is said with its reason (under TEST_FDP=1, make check-fdp's,
+# a failure).
+fdp_namespace() {
+	local b
+	if [ -n "${TEST_FDP_DEV:-}" ]; then
+		echo "$TEST_FDP_DEV"
+		return 0
 	fi
-	echo "# uring-cmd-fdp.fio: SKIP: QEMU 7.2's nvme has no FDP and the engine does not implement it; fdp=1 refused in one line"
+	for b in /dev/nvme*n*; do
+		case ${b##*/} in
+		*c*|*p*) continue ;;	# multipath paths, partitions
+		esac
+		if [ -b "$b" ] && nvme fdp status "$b" -o json >/dev/null 2>&1; then
+			echo "$b"
+			return 0
+		fi
+	done
+}
+
+# fdp_run ENGINE NODE: the example as $work/fdp-ENGINE.fio on NODE, RUH
+# status before and after, the placement check
+fdp_run() {
+	local engine=$1 node=$2 job=$work/fdp-$1.fio rc=0
+	sed -e "s/^ioengine=uringcmd\$/ioengine=$engine/" -e "s|^filename=$fdp_dev\$|filename=$node|" \
+		"$work/uring-cmd-fdp.fio" >"$job"
+	nvme fdp status "$fdp_dev" -o json >"$work/fdp-$engine.before" ||
+		fail "nvme fdp status $fdp_dev failed before the $engine run"
+	timeout -k 5 $((fdp_runtime * 3 + 120)) "$fio" --output-format=json \
+		--output="$work/fdp-$engine.json" "$job" >"$work/fdp-$engine.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] ||
+		fail "uring-cmd-fdp.fio with $engine on $node: fio exited $rc: $(grep -h -m 3 'uringcmd\|error\|fio:\|fdp\|ruh' "$work/fdp-$engine.out" "$work/fdp-$engine.json" 2>/dev/null | tr '\n' ' ')"
+	nvme fdp status "$fdp_dev" -o json >"$work/fdp-$engine.after" ||
+		fail "nvme fdp status $fdp_dev failed after the $engine run"
+	python3 "$check" "$work/fdp-$engine.json" 'write-heavy:write:*' 'write-heavy:read:*' \
+		'write-mid:write:*' 'write-mid:read:*' 'write-light:write:*' 'write-light:read:*' ||
+		fail "uring-cmd-fdp.fio with $engine: output check failed"
+	python3 "${TEST_LIB:-}/fio_fdp_check.py" "$job" "$work/fdp-$engine.json" \
+		"$work/fdp-$engine.before" "$work/fdp-$engine.after" "$lbs" ||
+		fail "uring-cmd-fdp.fio with $engine on $node: the writes did not land where fio placed them"
+	echo "# uring-cmd-fdp.fio, $engine on $node, ${fdp_runtime} s: $(python3 -c '
+import json, sys
+jobs = json.load(open(sys.argv[1]))["jobs"]
+print(", ".join("%s %d writes" % (j["jobname"], j["write"]["total_ios"]) for j in jobs))
+' "$work/fdp-$engine.json"), each on the placement handles fio chose"
+}
+
+fdp_runtime=${FDP_RUNTIME:-20}
+if [ -f "$(dirname "$fio")/examples/uring-cmd-fdp.fio" ]; then
+	fdp_dev=$(fdp_namespace)
+	if [ -n "$fdp_dev" ]; then
+		[ -b "$fdp_dev" ] || fail "TEST_FDP_DEV=$fdp_dev is not a block device"
+		fdp_base=${fdp_dev##*/}
+		fdp_chr=/dev/ng${fdp_base#nvme}
+		lbs=$(cat "/sys/block/$fdp_base/queue/logical_block_size")
+		fio_example uring-cmd-fdp.fio "$fdp_dev" 30%
+		# time_based, runtime=1000 in fio's file: FDP_RUNTIME=1000 runs it
+		# as it is; a shorter one by default (each run is two of them)
+		sed -i "s/^runtime=1000\$/runtime=$fdp_runtime/" "$work/uring-cmd-fdp.fio"
+		grep -qx "runtime=$fdp_runtime" "$work/uring-cmd-fdp.fio" ||
+			fail "uring-cmd-fdp.fio: no runtime=1000 line to change"
+		fdp_run uringcmd "$fdp_dev"
+		[ -c "$fdp_chr" ] || fail "no $fdp_chr beside $fdp_dev for fio's io_uring_cmd"
+		fdp_run io_uring_cmd "$fdp_chr"
+	else
+		[ "${TEST_FDP:-0}" != 1 ] ||
+			fail "TEST_FDP=1 (make check-fdp), but no namespace answers nvme fdp status: booted without run-nvme.sh --fdp, or under a QEMU older than 8.0?"
+		fio_example uring-cmd-fdp.fio "$dev" 30%
+		rc=0
+		timeout -k 5 60 "$fio" "$work/uring-cmd-fdp.fio" >"$work/fdp.out" 2>&1 || rc=$?
+		if [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
+			! grep -q "^fio: uringcmd: $dev: fdp=1: Reclaim Unit Handle Status (I/O Management Receive): NVMe status 0x[0-9a-f]* (.*): the namespace has no Flexible Data Placement\$" "$work/fdp.out"; then
+			fail "uring-cmd-fdp.fio on $dev (no FDP): not the engine's line saying so (fio exited $rc): $(grep -m 2 'fdp\|ruh\|error' "$work/fdp.out" | tr '\n' ' ')"
+		fi
+		echo "# uring-cmd-fdp.fio: SKIP: no namespace with Flexible Data Placement in this guest (Debian 12's QEMU 7.2 emulates none; make check-fdp boots QEMU 10 with one); on $dev the job stops with the engine's line: $(grep -m 1 '^fio: uringcmd:' "$work/fdp.out")"
+	fi
 else
 	echo "# $(dirname "$fio")/examples has no uring-cmd-fdp.fio: fio $("$fio" --version) has no fdp="
 fi
