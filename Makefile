@@ -353,6 +353,7 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 		TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(or $(SEED),$(FUZZ_SEED)) \
 		TEST_STRICT=1 TEST_RESULTS_HOST=$(BUILD)/results/test/tests \
 		TEST_REQUIRE_NVME=1 TEST_NVME_NS_COUNT=$(GUEST_NS) $(if $(filter 1,$(FDP)),TEST_FDP=1) \
+		$(if $(FDP_RUNTIME),FDP_RUNTIME=$(FDP_RUNTIME)) \
 		tests/run.sh $(BUILD)/tests /run/results/tests
 
 # QEMU 10 (Debian 13's source, kernel/PINNED's source:qemu line), for the
@@ -364,7 +365,8 @@ qemu-fdp: deps
 
 # make test under QEMU 10 with the FDP namespace (FDP=1), the FDP tests
 # required (TEST_FDP=1): fio_example_jobs runs fio's uring-cmd-fdp.fio
-# there with both fios, and by default only that test.
+# there with both fios, and by default only that test; FDP_RUNTIME=1000
+# runs the example with its own runtime (default 20 s a run).
 .PHONY: check-fdp
 check-fdp: qemu-fdp
 	@$(MAKE) -s test QEMU=$(QEMU_FDP) FDP=1 T='$(or $(T),fio_example_jobs)'
