@@ -161,7 +161,7 @@ help:
 	@echo '                     every target that boots: QEMU=path runs that QEMU;'
 	@echo '                     test, shell: FDP=1 adds an FDP namespace (QEMU 8.0 on)'
 	@echo 'make qemu-fdp        QEMU 10 from Debian 13'"'"'s source, x86_64 only, for NVMe'
-	@echo '                     Flexible Data Placement (build/qemu-10; 6 min once)'
+	@echo '                     Flexible Data Placement (build/qemu-10; 4-6 min once)'
 	@echo "make check-fdp       make qemu-fdp, then fio's uring-cmd-fdp.fio on an FDP"
 	@echo "                     namespace under QEMU 10 (T='...' other tests; not in check)"
 	@echo 'make check-device DEV=/dev/nvmeXnY  the tests on this machine'"'"'s kernel and that'

@@ -147,7 +147,7 @@ build() {
 check_host
 first=
 [ -x "$out/bin/qemu-system-x86_64" ] || first=1
-[ -z "$first" ] || progress "building QEMU $qemu_version (kernel/PINNED) into ${out#"$top/"}: x86_64-softmmu only; about 6 min on 2 cores"
+[ -z "$first" ] || progress "building QEMU $qemu_version (kernel/PINNED) into ${out#"$top/"}: x86_64-softmmu only; 4 to 6 min on 2 cores"
 "$top/kernel/source.sh" qemu "$qemu_version" "$out/source"
 python_env
 configure
