@@ -22,9 +22,10 @@
 # Not part of make bench: QEMU 7.2's nvme, under icount, now and then
 # never completes a few queued commands (the guest's nvme driver aborts
 # them after 30 s and resets the controller; seen with both engines on
-# both nodes, never without icount). A run that fails so is run again
-# (up to five times); with sleep=off a lost command costs no host time.
-# Takes about two minutes.
+# both nodes, never without icount, and not under QEMU 10: UC_QEMU=
+# build/qemu-10/bin/qemu-system-x86_64 after make qemu-fdp runs this
+# there). A run that fails so is run again (up to five times); with
+# sleep=off a lost command costs no host time. Takes about a minute.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
