@@ -357,8 +357,9 @@ test: tests $(BOOT_DEP) $(if $(findstring fio,$(T)),fio fio-next) $(if $(findstr
 		tests/run.sh $(BUILD)/tests /run/results/tests
 
 # QEMU 10 (Debian 13's source, kernel/PINNED's source:qemu line), for the
-# FDP namespace Debian 12's QEMU 7.2 cannot emulate; not part of make check
-# (CI's time): qemu/build-qemu.sh.
+# FDP namespace Debian 12's QEMU 7.2 cannot emulate; not part of make
+# check, whose users need no QEMU build; .ci/run runs make check-fdp after
+# it: qemu/build-qemu.sh.
 .PHONY: qemu-fdp
 qemu-fdp: deps
 	@qemu/build-qemu.sh $(BUILD)/qemu-10
