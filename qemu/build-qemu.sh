@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # QEMU 10 from Debian 13's source, for what Debian 12's QEMU 7.2 does not
-# emulate: NVMe Flexible Data Placement (QEMU 8.0 on), which make fdp
-# boots (qemu/run-nvme.sh --fdp). Only the x86_64 system emulator, with
+# emulate: NVMe Flexible Data Placement (QEMU 8.0 on), which make
+# check-fdp boots (qemu/run-nvme.sh --fdp). Only the x86_64 system emulator, with
 # only what run-nvme.sh uses: TCG and KVM, virtfs (9p), the q35 machine's
 # devices (NVMe, virtio); no UI, no tools, no network backend but the
 # built-in ones (run-pair.sh's UDP sockets). Never installed system-wide:
@@ -17,9 +17,8 @@
 #               Debian's "+ds" tarball leaves out QEMU's bundled wheels.
 #               The .deb because this project's mirror serves no
 #               meson_1.7.0.orig.tar.gz (404); its sha256 in kernel/PINNED
-#               is that of the first download, as no Packages index of
-#               Debian 13 is read here (the orig tarballs' come from its
-#               Sources index)
+#               is the one Debian 13's Packages index gives (the orig
+#               tarballs' are its Sources index's)
 #   pycotap/    source:pycotap, Debian 13's, which configure asks for
 #               beside meson (the functional tests' TAP output)
 #   python/     a venv (Debian's python3, its site packages) holding those
