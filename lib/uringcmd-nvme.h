@@ -347,9 +347,9 @@ static inline void uringcmd_nvme_ruh_status(struct nvme_uring_cmd *c, __u32 nsid
  *	a Placement Identifier as uringcmd_nvme_ruh_status() lists them
  *	(its reclaim group in the high bits); for Streams the stream id
  *
- * DTYPE in cdw12 bits 23:20 (libnvme's NVME_IO_DTYPE_STREAMS is its
- * lowest bit in the control field, cdw12 bits 31:16), DSPEC in cdw13 bits
- * 31:16, as fio's io_uring_cmd sends them for fdp=1 and
+ * DTYPE in cdw12 bits 23:20 (the control field's bits 7:4, cdw12 bits
+ * 31:16, where libnvme's NVME_IO_DTYPE_STREAMS is 1 << 4), DSPEC in cdw13
+ * bits 31:16, as fio's io_uring_cmd sends them for fdp=1 and
  * dataplacement=; the other bits of both dwords are kept. A controller
  * without the directive enabled fails the write (Invalid Field in
  * Command), or, for FDP, one given a placement handle the namespace does
@@ -358,8 +358,7 @@ static inline void uringcmd_nvme_ruh_status(struct nvme_uring_cmd *c, __u32 nsid
 static inline void uringcmd_nvme_set_placement(struct nvme_uring_cmd *c,
 					       __u8 dtype, __u16 dspec)
 {
-	c->cdw12 = (c->cdw12 & ~((__u32)0xf * NVME_IO_DTYPE_STREAMS << 16)) |
-		   (__u32)(dtype & 0xf) * NVME_IO_DTYPE_STREAMS << 16;
+	c->cdw12 = (c->cdw12 & ~(0xfu << 20)) | (__u32)(dtype & 0xf) << 20;
 	c->cdw13 = (c->cdw13 & 0xffff) | (__u32)dspec << 16;
 }
 
