@@ -108,4 +108,5 @@ def main():
                 fail(f"job {name}: no {ddir} submission latency (slat) samples")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -24,7 +24,11 @@ everything matches.
 """
 import configparser
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fio_check import size  # noqa: E402  fio's size syntax, one parser
 
 
 def fail(msg, table=""):
@@ -32,12 +36,6 @@ def fail(msg, table=""):
     if table:
         print(table, end="")
     sys.exit(1)
-
-
-def size(text):
-    t = text.strip().lower().rstrip("ib")
-    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(t[-1:], 1)
-    return int(t.rstrip("kmg")) * mult
 
 
 def jobs_of(path):
@@ -61,7 +59,10 @@ def jobs_of(path):
         for part in plis.split(","):
             lo, _, hi = part.partition("-")
             idx.update(range(int(lo), int(hi or lo) + 1))
-        jobs[name] = (sorted(idx), size(sec.get("bs", "4k")))
+        bs = size(sec.get("bs", "4k"))
+        if bs is None:
+            fail(f"{name}: bs={sec.get('bs')}: not one plain block size")
+        jobs[name] = (sorted(idx), bs)
     return jobs
 
 
