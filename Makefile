@@ -332,7 +332,7 @@ FIO_TWICE := $(if $(filter 1,$(DEBUG))$(filter 6.12,$(KVER)),,1)
 # KERNEL=, which would have to carry kernel/pair.config's NIC as well)
 CHECK_PAIR := $(if $(FIO_TWICE),$(if $(KERNEL),,1))
 check: tests fio $(if $(FIO_TWICE),fio-next) bench-progs $(BOOT_DEP) $(if $(CHECK_PAIR),pair-kernel)
-	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) $(if $(FIO_TWICE),,TEST_FIO_NEXT=) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
+	@TEST_FUZZ_COUNT=$(FUZZ_COUNT) TEST_FUZZ_SEED=$(FUZZ_SEED) $(if $(FIO_TWICE),,TEST_FIO_NEXT=) $(if $(filter 1,$(DEBUG)),TEST_USER_SPACE=0) tests/check.sh --kernel $(BZIMAGE) --timeout $(GUEST_TIMEOUT) \
 		--test-timeout $(TEST_TIMEOUT) $(if $(filter 1,$(DEBUG)),,--gates) $(if $(KERNEL),--given-kernel) \
 		$(if $(CHECK_PAIR),--pair-kernel $(PAIR_BZIMAGE))
 

@@ -106,7 +106,8 @@ guest() {
 		env TEST_TIMEOUT="$test_timeout" TEST_CQE_TIMEOUT_MS=$((test_timeout * 250)) \
 		TEST_FUZZ_COUNT="${TEST_FUZZ_COUNT:-20000}" ${TEST_FUZZ_SEED:+TEST_FUZZ_SEED="$TEST_FUZZ_SEED"} \
 		TEST_STRICT=1 TEST_RESULTS_HOST="$results/$name/tests" \
-		${TEST_FIO_NEXT+TEST_FIO_NEXT="$TEST_FIO_NEXT"} "$@" \
+		${TEST_FIO_NEXT+TEST_FIO_NEXT="$TEST_FIO_NEXT"} \
+		${TEST_USER_SPACE+TEST_USER_SPACE="$TEST_USER_SPACE"} "$@" \
 		"$top/tests/run.sh" "$top/build/tests" /run/results/tests |
 		sed -u -e "s/^[0-9]* passed, [0-9]* failed.*/$name: &/" \
 			-e "${tag:+s/^\(PASS\|FAIL\|SKIP\) \([^ :]*\)/\1 \2[$tag]/}" |
@@ -122,6 +123,11 @@ guest() {
 # and fio 3.41 (run.sh's TEST_FIO_NEXT); make check DEBUG=1 and make check
 # KVER=6.12 set TEST_FIO_NEXT empty: what differs between the fios is user
 # space, which the plain 6.1 run covers, and CI's time goes to the kernels.
+# For the same reason make check DEBUG=1 sets TEST_USER_SPACE=0: the tests
+# of user-space programs (fio_*, bench_programs, check_device: 21 of the
+# debug boot's 37 minutes) SKIP there, saying so (tests/expected-skips);
+# the kernel paths they drive are the nvme_* and block_* tests', which the
+# debug kernel runs.
 formats=()
 while IFS= read -r f; do
 	formats+=(--ns "$f")

@@ -94,6 +94,12 @@
 #                      scan kmemleak even with TEST_ONLY (0)
 #   TEST_RESULTS_HOST  RESULTSDIR as the reader sees it, for the FAIL
 #                      lines (check.sh: its host path)
+#   TEST_USER_SPACE    0 (make check DEBUG=1): the tests whose subject is a
+#                      user-space program, the fio engine (fio_*), the
+#                      benchmark programs (bench_programs) and check-device
+#                      (check_device), SKIP, saying so: the kernel paths
+#                      they drive are the nvme_* and block_* tests', which
+#                      run; the plain kernels' runs have them (1)
 #   TEST_DEVICE_ONLY   1 (tests/check-device.sh, make check-device): the
 #                      running kernel is a user's and TEST_NVME_DEV the one
 #                      namespace the user gave up: no device is made (as
@@ -470,6 +476,19 @@ device_only_skip() {
 	esac
 }
 
+# user_space_skip TEST: with TEST_USER_SPACE=0, why TEST does not run, into
+# skip_why; status 1 if it runs.
+user_space_skip() {
+	skip_why=
+	[ "${TEST_USER_SPACE:-1}" = 0 ] || return 1
+	case $1 in
+	fio_*|bench_*|check_device)
+		skip_why="tests a user-space program, run on the plain kernels (TEST_USER_SPACE=0: make check DEBUG=1)" ;;
+	*)
+		return 1 ;;
+	esac
+}
+
 # ---- main ----------------------------------------------------------------
 
 note "uringcmd tests on $(uname -r), binaries from $bindir"
@@ -591,7 +610,7 @@ for bin in "$bindir"/*; do
 	case $test in fabrics_*) continue ;; esac	# run_fabrics runs these
 	selected "$test" || continue
 	ntests=$((ntests + 1))
-	if device_only_skip "$test"; then
+	if device_only_skip "$test" || user_space_skip "$test"; then
 		verdict SKIP "$test" "$skip_why"
 		continue
 	fi
