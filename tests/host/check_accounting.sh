@@ -19,6 +19,8 @@ fault_inject='SKIP nvme_fault_inject: no /sys/kernel/debug/nvme0n1/fault_inject/
 # no longer expected: fabrics_paths' ns-remove runs under lockdep now
 ns_remove_why='lockdep kernel: closing a head whose namespace is gone trips a 6.1 lockdep report (nvme_mpath_remove_disk flushing partition_scan_work under open_mutex)'
 ns_remove="SKIP fabrics_paths[nvmet-nvme1n2,ns-remove]: $ns_remove_why"
+# the debug run's tests of user-space programs (run.sh's TEST_USER_SPACE=0)
+user_why='tests a user-space program, run on the plain kernels (TEST_USER_SPACE=0: make check DEBUG=1)'
 
 # step KIND NAME STATUS LINE...: a step that printed LINEs and exited STATUS
 step() {
@@ -58,8 +60,16 @@ judge clean-plain plain 0 '3 passed, 0 failed, 2 skipped'
 
 gates_pass
 step guest guest 0 '# kernel: debug' 'PASS block_query_batch[nullb0]' "$hotplug" \
-	'PASS fabrics_paths[nvmet-nvme1n2,ns-remove]' 'guest: 2 passed, 0 failed, 1 skipped'
-judge clean-debug plain 0 '4 passed, 0 failed, 1 skipped'
+	"SKIP bench_programs: $user_why" "SKIP check_device: $user_why" \
+	"SKIP fio_meta_pi: $user_why" \
+	'PASS fabrics_paths[nvmet-nvme1n2,ns-remove]' 'guest: 2 passed, 0 failed, 4 skipped'
+judge clean-debug plain 0 '4 passed, 0 failed, 4 skipped'
+
+# a plain kernel runs them all: the same skip there is a failure
+gates_pass
+step guest guest 0 'PASS block_query_batch[nullb0]' "SKIP fio_meta_pi: $user_why" \
+	'guest: 1 passed, 0 failed, 1 skipped'
+judge user-space-skip-on-plain plain 1 "FAIL fio_meta_pi: unexpected skip: $user_why"
 
 gates_pass
 step guest guest 0 '# kernel: debug' 'PASS block_query_batch[nullb0]' "$hotplug" "$ns_remove" \

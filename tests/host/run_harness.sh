@@ -3,7 +3,9 @@
 # programs that pass, fail, skip, crash, hang and (as root, where the
 # kernel log can be read and written) leave a splat in the kernel log, and
 # its verdict lines, its log files and its exit status are compared with
-# what each should give.
+# what each should give; then TEST_USER_SPACE=0 (make check DEBUG=1)
+# over stand-ins named as the tests of user-space programs: they SKIP
+# unrun, the others run.
 # Prints "PASS run_harness[host]" or "FAIL run_harness[host]: reason".
 # shellcheck disable=SC2016 # the stand-ins' $1 and $$ are their own
 set -eu
@@ -113,4 +115,33 @@ for f in block_pass.harness-a nvme_fail nvme_segv nvme_skip nvme_status nvme_tim
 done
 grep -q 'Segmentation fault' "$res/nvme_segv.log" ||
 	fail "nvme_segv.log lacks bash's Segmentation fault notice"
+
+# TEST_USER_SPACE=0 (make check DEBUG=1): the tests of user-space programs
+# SKIP with the reason tests/expected-skips allows on the debug kernel, and
+# never run; the others run
+bin=$tmp/bin-user res=$tmp/results-user
+mkdir "$bin"
+for t in fio_planted bench_planted check_device; do
+	stand_in "$t" "echo ran >$tmp/$t.ran"
+done
+stand_in nvme_pass 'exit 0'
+rc=0
+flock /tmp/uringcmd-run-harness.lock env -i PATH="$PATH" \
+	TEST_ONLY="$(cd "$bin" && echo *)" TEST_USER_SPACE=0 TEST_BLOCK_DEVS=/dev/harness-a \
+	TEST_NVME_DEV="$nvme_dev" TEST_NVME_CHAR=/dev/null TEST_NVME_CTRL=/dev/null \
+	TEST_FABRICS=0 TEST_TIMEOUT=2 TEST_SETTLE=0.1 TEST_FIO_NEXT= \
+	"$top/tests/run.sh" "$bin" "$res" >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { show; fail "run.sh with TEST_USER_SPACE=0 exited $rc, not 0"; }
+why='tests a user-space program, run on the plain kernels (TEST_USER_SPACE=0: make check DEBUG=1)'
+want="SKIP bench_planted: $why
+SKIP check_device: $why
+SKIP fio_planted: $why
+PASS nvme_pass"
+got=$(grep -E '^(PASS|FAIL|SKIP) ' "$tmp/out")
+if [ "$got" != "$want" ]; then
+	diff <(echo "$want") <(echo "$got") | sed 's/^/  /'
+	fail "TEST_USER_SPACE=0: verdicts differ from the expected ones (-want +got above)"
+fi
+! ls "$tmp"/*.ran >/dev/null 2>&1 ||
+	fail "TEST_USER_SPACE=0 ran $(cd "$tmp" && echo *.ran)"
 echo "PASS $name"
