@@ -65,6 +65,18 @@ step guest guest 0 '# kernel: debug' 'PASS block_query_batch[nullb0]' "$hotplug"
 	'PASS fabrics_paths[nvmet-nvme1n2,ns-remove]' 'guest: 2 passed, 0 failed, 4 skipped'
 judge clean-debug plain 0 '4 passed, 0 failed, 4 skipped'
 
+# bench_programs SKIPs on 6.12 (make bench is 6.1's), on 6.1 never
+bench612='make bench runs on Linux 6.1 only, and this kernel is 6.12.118+: its programs are tested on 6.1'
+bench61='make bench runs on Linux 6.1 only, and this kernel is 6.1.192+: its programs are tested on 6.1'
+gates_pass
+step guest guest 0 'PASS block_query_batch[nullb0]' "SKIP bench_programs: $bench612" \
+	'guest: 1 passed, 0 failed, 1 skipped'
+judge bench-skip-on-6.12 plain 0 '3 passed, 0 failed, 1 skipped'
+gates_pass
+step guest guest 0 'PASS block_query_batch[nullb0]' "SKIP bench_programs: $bench61" \
+	'guest: 1 passed, 0 failed, 1 skipped'
+judge bench-skip-on-6.1 plain 1 "FAIL bench_programs: unexpected skip: $bench61"
+
 # a plain kernel runs them all: the same skip there is a failure
 gates_pass
 step guest guest 0 'PASS block_query_batch[nullb0]' "SKIP fio_meta_pi: $user_why" \
