@@ -50,16 +50,20 @@ for d in /dev/nvme0n1 /dev/*; do
 	fi
 done
 
-# Nothing of the caller's environment but PATH; TEST_ONLY names the
-# stand-ins (a run without it would clear and scan a host's kmemleak).
-# One run at a time: two would find each other's markers in the log.
-rc=0
-only=$(cd "$bin" && echo *)
-flock /tmp/uringcmd-run-harness.lock env -i PATH="$PATH" \
-	TEST_ONLY="$only" TEST_BLOCK_DEVS="/dev/harness-a /dev/harness-b" \
-	TEST_NVME_DEV="$nvme_dev" TEST_NVME_CHAR=/dev/null TEST_NVME_CTRL=/dev/null \
-	TEST_FABRICS=0 TEST_TIMEOUT=2 TEST_SETTLE=0.1 \
-	"$top/tests/run.sh" "$bin" "$res" >"$tmp/out" 2>&1 || rc=$?
+# harness_run VAR=VALUE...: run.sh over the stand-ins in $bin, results in
+# $res, output in $tmp/out, its status in rc. Nothing of the caller's
+# environment but PATH and the VARs; TEST_ONLY names the stand-ins (a run
+# without it would clear and scan a host's kmemleak). One run at a time:
+# two would find each other's markers in the log.
+harness_run() {
+	rc=0
+	flock /tmp/uringcmd-run-harness.lock env -i PATH="$PATH" \
+		TEST_ONLY="$(cd "$bin" && echo *)" \
+		TEST_NVME_DEV="$nvme_dev" TEST_NVME_CHAR=/dev/null TEST_NVME_CTRL=/dev/null \
+		TEST_FABRICS=0 TEST_TIMEOUT=2 TEST_SETTLE=0.1 "$@" \
+		"$top/tests/run.sh" "$bin" "$res" >"$tmp/out" 2>&1 || rc=$?
+}
+harness_run TEST_BLOCK_DEVS="/dev/harness-a /dev/harness-b"
 show() {
 	sed 's/^/  | /' "$tmp/out"
 }
@@ -125,12 +129,7 @@ for t in fio_planted bench_planted check_device; do
 	stand_in "$t" "echo ran >$tmp/$t.ran"
 done
 stand_in nvme_pass 'exit 0'
-rc=0
-flock /tmp/uringcmd-run-harness.lock env -i PATH="$PATH" \
-	TEST_ONLY="$(cd "$bin" && echo *)" TEST_USER_SPACE=0 TEST_BLOCK_DEVS=/dev/harness-a \
-	TEST_NVME_DEV="$nvme_dev" TEST_NVME_CHAR=/dev/null TEST_NVME_CTRL=/dev/null \
-	TEST_FABRICS=0 TEST_TIMEOUT=2 TEST_SETTLE=0.1 TEST_FIO_NEXT= \
-	"$top/tests/run.sh" "$bin" "$res" >"$tmp/out" 2>&1 || rc=$?
+harness_run TEST_USER_SPACE=0 TEST_BLOCK_DEVS=/dev/harness-a TEST_FIO_NEXT=
 [ "$rc" = 0 ] || { show; fail "run.sh with TEST_USER_SPACE=0 exited $rc, not 0"; }
 why='tests a user-space program, run on the plain kernels (TEST_USER_SPACE=0: make check DEBUG=1)'
 want="SKIP bench_planted: $why
